@@ -1,0 +1,88 @@
+"""Events for the user interface, returned by ``Match.apply``.
+
+Face-down cards are in ``cards`` only for the seat that played them; ``public()`` gives
+the form every seat may see (face-down cards as a count only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .action import Verb
+from .card import Card, Suit
+from .result import DealResult, MatchResult
+
+
+@dataclass(frozen=True)
+class DealStarted:
+    number: int
+    dealer: int
+    first_leader: int
+    trump: Suit | None
+    trump_card: Card | None  # street: the shown middle card; moscow: the turned card
+
+
+@dataclass(frozen=True)
+class CardsPlayed:
+    seat: int
+    verb: Verb
+    cards: tuple[Card, ...]  # empty in the public form of a face-down play
+    count: int  # number of cards (face-down plays too)
+
+    def public(self) -> CardsPlayed:
+        return replace(self, cards=()) if self.verb.is_face_down else self
+
+
+@dataclass(frozen=True)
+class ExchangeMade:
+    """ziege: the leader gave the partner a trump and got a plain card (cards are private)."""
+
+    leader: int
+    partner: int
+
+
+@dataclass(frozen=True)
+class CardsReturned:
+    """A special lead was declared: the cards on the table went back to their owners."""
+
+    declarer: int
+    verb: Verb
+
+
+@dataclass(frozen=True)
+class TrickTaken:
+    seat: int
+    side: int
+    cards: int  # how many cards the trick held
+
+
+@dataclass(frozen=True)
+class QueenCaught:
+    queen_seat: int
+    seven_seat: int
+
+
+@dataclass(frozen=True)
+class DealEnded:
+    result: DealResult
+
+
+@dataclass(frozen=True)
+class MatchEnded:
+    result: MatchResult
+
+
+Event = (
+    DealStarted
+    | CardsPlayed
+    | ExchangeMade
+    | CardsReturned
+    | TrickTaken
+    | QueenCaught
+    | DealEnded
+    | MatchEnded
+)
+
+
+def public_event(event: Event) -> Event:
+    return event.public() if isinstance(event, CardsPlayed) else event

@@ -1,0 +1,54 @@
+"""What one seat may see (RULES.md "What each seat may see"), and nothing more."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .action import Action, Verb
+from .card import Card, Suit
+from .result import DealResult
+
+
+@dataclass(frozen=True)
+class PlayView:
+    seat: int
+    verb: Verb
+    cards: tuple[Card, ...]  # empty for face-down plays of other seats
+    count: int
+
+
+@dataclass(frozen=True)
+class TrickView:
+    leader: int  # the seat leading now (a special's declarer once declared)
+    due_leader: int  # the seat that was due to lead this trick
+    plays: tuple[PlayView, ...]  # in play order; after a special only the plays since it
+    top_seat: int | None  # owner of the current top set (street/moscow) or of the best card (ziege)
+    taker: int | None  # set on a finished trick (the last trick)
+
+
+@dataclass(frozen=True)
+class SeatView:
+    variant: str
+    players: int
+    seat: int | None  # None: the public view (the group's table)
+    hand: tuple[Card, ...]  # sorted for display; empty in the public view
+    trump: Suit | None
+    trump_card: Card | None  # the shown/turned card while it is known to be in the stock
+    trump_card_drawn: bool
+    stock: int
+    hand_sizes: tuple[int, ...]  # per seat (0 for seats that are out)
+    in_game: tuple[bool, ...]  # per seat
+    sides: tuple[int, ...]  # side of each seat
+    deal_number: int
+    dealer: int
+    to_move: int | None  # the seat whose turn it is (None when the match is over)
+    phase: str  # "lead", "respond", "give", "return", "forced-lead", "over"
+    trick: TrickView | None
+    last_trick: TrickView | None
+    tricks_by_seat: tuple[int, ...]  # tricks taken this deal
+    tricks_by_side: tuple[int, ...]
+    defeat_points: tuple[int, ...]  # per side, running totals
+    out: tuple[int, ...]
+    last_deal: DealResult | None
+    legal: tuple[Action, ...]  # this seat's legal actions now (empty in the public view)
+    match_over: bool
