@@ -1,0 +1,153 @@
+"""The storage interface the service layer codes against, and its errors.
+
+Nothing here knows about a particular database: ``SqliteStorage`` implements this protocol today,
+and a server-database backend can implement it later without touching callers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from bot.storage.records import (
+    ChatRecord,
+    LogEntry,
+    LoggedEntry,
+    MatchRecord,
+    TableRecord,
+    UserRecord,
+)
+
+
+class StorageError(Exception):
+    """Base class of the errors the storage layer raises on purpose."""
+
+
+class StaleVersionError(StorageError):
+    """``save_table`` was given an ``expected_version`` that is not the stored one.
+
+    Nothing was written. The caller should reload the table and refuse (or redo) the action.
+    """
+
+    def __init__(
+        self,
+        table_id: int | None = None,
+        expected: int | None = None,
+        actual: int | None = None,
+    ) -> None:
+        self.table_id = table_id
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"table {table_id}: expected version {expected}, stored version is {actual}"
+        )
+
+
+class TableNotFoundError(StorageError, LookupError):
+    """``save_table`` was called for a table id that does not exist."""
+
+
+class ActiveTableExistsError(StorageError):
+    """The chat already has an active (lobby or playing) table; a chat holds at most one."""
+
+
+class ConstraintError(StorageError):
+    """A write broke a constraint (e.g. one user in two seats of a table); nothing was written."""
+
+
+class Storage(Protocol):
+    """Persistence for users, chats, tables (with seats and log) and finished matches.
+
+    Every method is a coroutine; every write is one transaction and is durable when it returns.
+    """
+
+    async def close(self) -> None: ...
+
+    # users
+
+    async def get_user(self, user_id: int) -> UserRecord | None: ...
+
+    async def upsert_user(self, user: UserRecord) -> None:
+        """Insert the user, or update first_name/username/language_code/can_message and
+        private_chat_id. ``language`` (the /language override) and ``private_chat_id`` are only
+        overwritten by a non-None value."""
+        ...
+
+    async def set_user_language(self, user_id: int, language: str | None) -> None:
+        """Set or clear (None) the user's language override. No-op for an unknown user."""
+        ...
+
+    async def set_can_message(self, user_id: int, can: bool) -> None:
+        """No-op for an unknown user."""
+        ...
+
+    # chats
+
+    async def get_chat(self, chat_id: int) -> ChatRecord | None: ...
+
+    async def upsert_chat(self, chat: ChatRecord) -> None:
+        """Insert the chat or overwrite all its fields with the record's."""
+        ...
+
+    async def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
+        """Move the chat row, its tables and its match records to ``new_chat_id``, atomically.
+
+        Raises ``ActiveTableExistsError`` (and moves nothing) if both chats have an active table.
+        """
+        ...
+
+    # tables
+
+    async def create_table(self, table: TableRecord) -> TableRecord:
+        """Insert a new table with its seats. Sets ``id``, ``version`` (1), ``created_at`` and
+        ``updated_at`` on the given record and returns it.
+
+        Raises ``ActiveTableExistsError`` if the table is active and its chat already has an
+        active table.
+        """
+        ...
+
+    async def get_table(self, table_id: int) -> TableRecord | None: ...
+
+    async def active_table_for_chat(self, chat_id: int) -> TableRecord | None: ...
+
+    async def active_table_for_user(self, user_id: int) -> TableRecord | None:
+        """The lobby/playing table where the user holds a seat (the newest, should there be
+        several)."""
+        ...
+
+    async def active_tables(self) -> list[TableRecord]:
+        """All lobby/playing tables, oldest first."""
+        ...
+
+    async def save_table(
+        self,
+        table: TableRecord,
+        *,
+        expected_version: int,
+        log: Sequence[LogEntry] = (),
+        match: MatchRecord | None = None,
+    ) -> TableRecord:
+        """Write the table and all its seats, append ``log`` and (optionally) record ``match``,
+        in one transaction, if the stored version is ``expected_version``.
+
+        The version goes up by one. The given record's ``version``, ``updated_at`` and ``chat_id``
+        (which only ``migrate_chat`` changes) are updated, and the record is returned.
+        Raises ``StaleVersionError`` (writing nothing) on a version mismatch and
+        ``TableNotFoundError`` for an unknown table id.
+        """
+        ...
+
+    async def table_log(self, table_id: int, kind: str | None = None) -> list[LoggedEntry]:
+        """The table's log entries in the order they were written, optionally of one kind."""
+        ...
+
+    # ladder
+
+    async def record_match(self, record: MatchRecord) -> int:
+        """Store a finished match and its players; returns the match id.
+
+        A table has at most one match record: recording the same ``table_id`` again stores
+        nothing and returns the existing id (so a retry after a crash cannot count twice).
+        """
+        ...
