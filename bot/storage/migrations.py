@@ -1,0 +1,239 @@
+"""SQLite schema versions, applied in order and tracked with ``PRAGMA user_version``.
+
+Each ``Migration`` takes the database from ``version - 1`` to ``version``: an SQL script, a
+coroutine (for data migrations that need Python), or both (script first). Each one runs in its
+own ``BEGIN IMMEDIATE`` transaction together with the ``user_version`` bump, so a migration is
+applied completely or not at all, and re-reading ``user_version`` inside that transaction makes
+applying idempotent even when two processes open the same file at once.
+
+To change the schema, append a ``Migration`` with the next version number; never edit one that
+has shipped. This module is SQLite-specific: another backend behind ``Storage`` brings its own.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import aiosqlite
+
+from bot.storage.base import StorageError
+
+
+class SchemaError(StorageError):
+    """The database's schema version is newer than this code knows, or a migration is bad."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str = ""
+    run: Callable[[aiosqlite.Connection], Awaitable[None]] | None = None
+
+
+# Table names: ``game_tables`` rather than ``tables`` (a card table, not an SQL one).
+# Booleans are INTEGER 0/1; times are REAL epoch seconds; *_json-like columns hold JSON text.
+SCHEMA_V1 = """
+CREATE TABLE users (
+    user_id         INTEGER PRIMARY KEY,
+    first_name      TEXT    NOT NULL,
+    username        TEXT,
+    language_code   TEXT,
+    language        TEXT,
+    can_message     INTEGER NOT NULL DEFAULT 0 CHECK (can_message IN (0, 1)),
+    private_chat_id INTEGER,
+    created_at      REAL    NOT NULL,
+    updated_at      REAL    NOT NULL
+);
+
+CREATE TABLE chats (
+    chat_id      INTEGER PRIMARY KEY,
+    title        TEXT    NOT NULL DEFAULT '',
+    language     TEXT,
+    turn_timeout INTEGER NOT NULL DEFAULT 60 CHECK (turn_timeout >= 0),
+    settings     TEXT    NOT NULL DEFAULT '{}',
+    created_at   REAL    NOT NULL,
+    updated_at   REAL    NOT NULL
+);
+
+CREATE TABLE game_tables (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    chat_id          INTEGER NOT NULL,
+    status           TEXT    NOT NULL
+                     CHECK (status IN ('lobby', 'playing', 'finished', 'cancelled')),
+    variant          TEXT    NOT NULL,
+    creator_id       INTEGER NOT NULL,
+    seed             INTEGER NOT NULL,
+    version          INTEGER NOT NULL CHECK (version >= 1),
+    match_state      TEXT,
+    table_message_id INTEGER,
+    lobby_message_id INTEGER,
+    created_at       REAL    NOT NULL,
+    updated_at       REAL    NOT NULL,
+    finished_at      REAL
+);
+-- At most one active table per chat, enforced by the database.
+CREATE UNIQUE INDEX game_tables_one_active_per_chat
+    ON game_tables (chat_id) WHERE status IN ('lobby', 'playing');
+CREATE INDEX game_tables_chat ON game_tables (chat_id, id);
+CREATE INDEX game_tables_active ON game_tables (status) WHERE status IN ('lobby', 'playing');
+
+CREATE TABLE seats (
+    table_id          INTEGER NOT NULL REFERENCES game_tables (id) ON DELETE CASCADE,
+    seat              INTEGER NOT NULL CHECK (seat >= 0),
+    user_id           INTEGER,
+    name              TEXT    NOT NULL,
+    ai_level          TEXT,
+    hand_message_id   INTEGER,
+    notice_message_id INTEGER,
+    timeouts          INTEGER NOT NULL DEFAULT 0,
+    away              INTEGER NOT NULL DEFAULT 0 CHECK (away IN (0, 1)),
+    deadline          REAL,
+    selection         TEXT    NOT NULL DEFAULT '[]',
+    PRIMARY KEY (table_id, seat),
+    UNIQUE (table_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX seats_user ON seats (user_id) WHERE user_id IS NOT NULL;
+
+CREATE TABLE table_log (
+    id       INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_id INTEGER NOT NULL REFERENCES game_tables (id) ON DELETE CASCADE,
+    at       REAL    NOT NULL,
+    kind     TEXT    NOT NULL,
+    ply      INTEGER,
+    seat     INTEGER,
+    text     TEXT    NOT NULL,
+    data     TEXT,
+    by       TEXT    NOT NULL
+);
+CREATE INDEX table_log_table ON table_log (table_id, id);
+
+-- Finished matches for the ladder. No foreign key to game_tables: ladder history outlives
+-- any pruning of old tables. One match per table (a retried record_match cannot count twice).
+CREATE TABLE matches (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    table_id       INTEGER NOT NULL UNIQUE,
+    chat_id        INTEGER NOT NULL,
+    variant        TEXT    NOT NULL,
+    players        INTEGER NOT NULL,
+    started_at     REAL    NOT NULL,
+    finished_at    REAL    NOT NULL,
+    deals          INTEGER NOT NULL,
+    goat_with_eggs INTEGER NOT NULL CHECK (goat_with_eggs IN (0, 1)),
+    result         TEXT    NOT NULL
+);
+CREATE INDEX matches_chat_finished ON matches (chat_id, finished_at);
+
+CREATE TABLE match_players (
+    match_id      INTEGER NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+    seat          INTEGER NOT NULL,
+    side          INTEGER NOT NULL,
+    user_id       INTEGER,
+    name          TEXT    NOT NULL,
+    ai_level      TEXT,
+    won           INTEGER NOT NULL CHECK (won IN (0, 1)),
+    goat          INTEGER NOT NULL CHECK (goat IN (0, 1)),
+    defeat_points INTEGER NOT NULL,
+    deals_won     INTEGER NOT NULL,
+    deals_lost    INTEGER NOT NULL,
+    eggs          INTEGER NOT NULL,
+    queens_caught INTEGER NOT NULL,
+    tricks        INTEGER NOT NULL,
+    card_points   INTEGER NOT NULL,
+    PRIMARY KEY (match_id, seat)
+) WITHOUT ROWID;
+CREATE INDEX match_players_user ON match_players (user_id);
+"""
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "users, chats, tables with seats and log, matches for the ladder", SCHEMA_V1),
+)
+
+
+def latest_version(migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    return migrations[-1].version if migrations else 0
+
+
+def split_sql(script: str) -> Iterator[str]:
+    """Split an SQL script into complete statements (``;`` inside strings or trigger bodies does
+    not end a statement). Comment-only or empty pieces are dropped."""
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if _has_code(pending):
+                yield pending.strip()
+            pending = ""
+    if _has_code(pending.removesuffix(";")):
+        raise SchemaError(f"incomplete SQL statement at the end of a migration: {pending!r}")
+
+
+def _has_code(sql: str) -> bool:
+    for line in sql.splitlines():
+        code = line.split("--", 1)[0].strip()
+        if code and code != ";":
+            return True
+    return False
+
+
+async def user_version(conn: aiosqlite.Connection) -> int:
+    async with conn.execute("PRAGMA user_version") as cursor:
+        row = await cursor.fetchone()
+    return int(row[0]) if row is not None else 0
+
+
+def _check_sequence(migrations: Sequence[Migration]) -> None:
+    for expected, migration in enumerate(migrations, start=1):
+        if migration.version != expected:
+            raise SchemaError(
+                f"migration versions must run 1, 2, 3, ...: found {migration.version} "
+                f"at position {expected}"
+            )
+
+
+async def apply_migrations(
+    conn: aiosqlite.Connection, migrations: Sequence[Migration] = MIGRATIONS
+) -> list[int]:
+    """Bring the database up to the last migration; returns the versions applied (often none).
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``): each migration manages its
+    own transaction.
+    """
+    _check_sequence(migrations)
+    newest = latest_version(migrations)
+    current = await user_version(conn)
+    if current > newest:
+        raise SchemaError(
+            f"database schema version {current} is newer than this code ({newest}); "
+            "refusing to touch it"
+        )
+    applied: list[int] = []
+    for migration in migrations:
+        if migration.version <= current:
+            continue
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have migrated between our read and our lock.
+            current = await user_version(conn)
+            if migration.version <= current:
+                await conn.rollback()
+                continue
+            if migration.version != current + 1:
+                raise SchemaError(
+                    f"cannot apply migration {migration.version} to schema version {current}"
+                )
+            for statement in split_sql(migration.sql):
+                await conn.execute(statement)
+            if migration.run is not None:
+                await migration.run(conn)
+            # PRAGMA does not take parameters; the value is an int from our own table.
+            await conn.execute(f"PRAGMA user_version = {int(migration.version)}")
+            await conn.commit()
+        except BaseException:
+            await conn.rollback()
+            raise
+        current = migration.version
+        applied.append(migration.version)
+    return applied
