@@ -1,0 +1,59 @@
+"""Configuration from the environment (no telegram import; read once at start)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+DEFAULT_API_URL = "https://api.telegram.org"
+
+HELP = """kozel-bot — the Kozel card game bot for Telegram group chats (long polling).
+
+Environment:
+  KOZEL_BOT_TOKEN    the bot's token from @BotFather (required)
+  KOZEL_DB           SQLite database file (default: kozel.sqlite3 in the working directory)
+  KOZEL_BOT_API_URL  Bot API base URL (default: https://api.telegram.org; set it for a local Bot API server)
+  KOZEL_LOG_LEVEL    DEBUG, INFO, WARNING or ERROR (default: INFO)
+  KOZEL_AI_DELAY     seconds a computer player waits before it moves (default: 1.2)
+  KOZEL_LOCALES      folder of the gettext catalogs (default: the project's locales/)
+"""
+
+
+class ConfigError(Exception):
+    """The environment does not describe a runnable bot."""
+
+
+@dataclass(frozen=True)
+class Config:
+    token: str
+    db: str
+    api_url: str
+    log_level: str
+    ai_delay: float
+    table_interval: float
+    hand_interval: float
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Config:
+        env = dict(os.environ if env is None else env)
+        token = env.get("KOZEL_BOT_TOKEN", "").strip()
+        if not token:
+            raise ConfigError("KOZEL_BOT_TOKEN is not set: get a token from @BotFather and export it")
+        level = env.get("KOZEL_LOG_LEVEL", "INFO").upper()
+        if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+            raise ConfigError(f"KOZEL_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level!r}")
+        try:
+            ai_delay = float(env.get("KOZEL_AI_DELAY", "1.2"))
+            table_interval = float(env.get("KOZEL_TABLE_INTERVAL", "1.0"))
+            hand_interval = float(env.get("KOZEL_HAND_INTERVAL", "0.25"))
+        except ValueError as err:
+            raise ConfigError(f"a timing setting is not a number: {err}") from None
+        return cls(
+            token=token,
+            db=env.get("KOZEL_DB", "kozel.sqlite3"),
+            api_url=env.get("KOZEL_BOT_API_URL", DEFAULT_API_URL).rstrip("/"),
+            log_level=level,
+            ai_delay=ai_delay,
+            table_interval=table_interval,
+            hand_interval=hand_interval,
+        )

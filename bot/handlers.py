@@ -1,0 +1,197 @@
+"""Telegram in and out: parse the update, call one service use case, send what it returned."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from telegram import CallbackQuery, ChatMember, Message, Update
+from telegram.constants import ChatType, ParseMode
+from telegram.error import TelegramError
+from telegram.ext import ContextTypes
+
+from . import callback
+from .screen import Screen
+from .service import chat as chat_service
+from .service import lobby, play
+from .service.core import Core
+from .service.ports import ChatInfo, Person, Reply
+from .telegram_io import markup
+
+log = logging.getLogger(__name__)
+
+Context = ContextTypes.DEFAULT_TYPE
+
+
+def core_of(context: Context) -> Core:
+    core = context.bot_data["core"]
+    assert isinstance(core, Core)
+    return core
+
+
+def person_of(update: Update) -> Person:
+    user = update.effective_user
+    assert user is not None
+    return Person(user.id, user.first_name, user.username, user.language_code)
+
+
+def chat_of(update: Update) -> ChatInfo:
+    chat = update.effective_chat
+    assert chat is not None
+    title = chat.title or chat.first_name or ""
+    return ChatInfo(chat.id, title, chat.type == ChatType.PRIVATE)
+
+
+def admin_check(update: Update, context: Context) -> Callable[[], Awaitable[bool]]:
+    """Asked lazily: only a use case that needs it costs a getChatMember call."""
+
+    async def is_admin() -> bool:
+        chat, user = update.effective_chat, update.effective_user
+        if chat is None or user is None or chat.type == ChatType.PRIVATE:
+            return False
+        try:
+            member = await context.bot.get_chat_member(chat.id, user.id)
+        except TelegramError:
+            log.warning("getChatMember failed in %s", chat.id)
+            return False
+        return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
+
+    return is_admin
+
+
+async def reply(message: Message | None, answer: Reply) -> None:
+    if message is None:
+        return
+    screen = answer.screen or (Screen(answer.text) if answer.text else None)
+    if screen is None:
+        return
+    await message.reply_text(screen.text, parse_mode=ParseMode.HTML, reply_markup=markup(screen))
+
+
+# ------------------------------------------------------------------ commands
+
+
+async def newgame_command(update: Update, context: Context) -> None:
+    variant = context.args[0].lower() if context.args else None
+    answer = await lobby.new_game(core_of(context), chat_of(update), person_of(update), variant)
+    await reply(update.effective_message, answer)
+
+
+async def start_command(update: Update, context: Context) -> None:
+    chat = chat_of(update)
+    if not chat.is_private:
+        answer = chat_service.help_screen(
+            await chat_service.translator_for(core_of(context), chat, person_of(update)), private=False
+        )
+        await reply(update.effective_message, Reply(screen=answer))
+        return
+    payload = context.args[0] if context.args else ""
+    answer = await lobby.start_private(core_of(context), person_of(update), payload)
+    await reply(update.effective_message, answer)
+
+
+async def help_command(update: Update, context: Context) -> None:
+    chat = chat_of(update)
+    t = await chat_service.translator_for(core_of(context), chat, person_of(update))
+    await reply(update.effective_message, Reply(screen=chat_service.help_screen(t, private=chat.is_private)))
+
+
+async def cancel_command(update: Update, context: Context) -> None:
+    answer = await lobby.cancel_command(
+        core_of(context), chat_of(update), person_of(update), admin_check(update, context)
+    )
+    await reply(update.effective_message, answer)
+
+
+async def rules_command(update: Update, context: Context) -> None:
+    variant = context.args[0].lower() if context.args else None
+    answer = await chat_service.rules(core_of(context), chat_of(update), person_of(update), variant)
+    await reply(update.effective_message, answer)
+
+
+async def language_command(update: Update, context: Context) -> None:
+    answer = await chat_service.language(core_of(context), chat_of(update), person_of(update))
+    await reply(update.effective_message, answer)
+
+
+async def settings_command(update: Update, context: Context) -> None:
+    answer = await chat_service.settings(core_of(context), chat_of(update), person_of(update))
+    await reply(update.effective_message, answer)
+
+
+async def score_command(update: Update, context: Context) -> None:
+    answer = await chat_service.score(core_of(context), chat_of(update), person_of(update))
+    await reply(update.effective_message, answer)
+
+
+# ------------------------------------------------------------------ buttons
+
+
+async def on_button(update: Update, context: Context) -> None:
+    query = update.callback_query
+    assert query is not None
+    core = core_of(context)
+    person, chat = person_of(update), chat_of(update)
+    try:
+        cb = callback.parse(query.data)
+    except callback.CallbackDataError:
+        t = core.user_t(await core.remember(person))
+        await answer(query, Reply(t._("This button is not valid."), alert=True))
+        return
+    screen: Screen | None = None
+    if cb.op in callback.LOBBY_OPS:
+        result = await lobby.lobby_press(core, cb, person, chat, admin_check(update, context))
+    elif cb.op in callback.HAND_OPS:
+        result = await play.hand_press(core, cb, person)
+    elif cb.op == "rules":
+        screen = await chat_service.rules_press(core, cb, chat, person)
+        result = Reply()
+    elif cb.op == "lang":
+        result, screen = await chat_service.language_press(
+            core, cb, chat, person, admin_check(update, context)
+        )
+    elif cb.op == "set":
+        result, screen = await chat_service.settings_press(
+            core, cb, chat, person, admin_check(update, context)
+        )
+    else:
+        t = core.user_t(await core.remember(person))
+        result = Reply(t._("This button is not valid."), alert=True)
+    await answer(query, result)
+    if screen is not None and query.message is not None:
+        try:
+            await query.edit_message_text(
+                screen.text, parse_mode=ParseMode.HTML, reply_markup=markup(screen)
+            )
+        except TelegramError as err:
+            log.debug("could not edit the menu: %s", err)
+
+
+async def answer(query: CallbackQuery, result: Reply) -> None:
+    try:
+        await query.answer(text=result.text or None, show_alert=result.alert, url=result.url)
+    except TelegramError as err:
+        log.info("callback answer failed: %s", err)
+
+
+# ------------------------------------------------------------------ chat events
+
+
+async def on_migrate(update: Update, context: Context) -> None:
+    message = update.effective_message
+    if message is None:
+        return
+    if message.migrate_to_chat_id is not None:
+        await chat_service.chat_migrated(core_of(context), message.chat.id, message.migrate_to_chat_id)
+
+
+async def on_my_member(update: Update, context: Context) -> None:
+    change = update.my_chat_member
+    if change is None:
+        return
+    if change.new_chat_member.status in (ChatMember.LEFT, ChatMember.BANNED):
+        await chat_service.bot_removed(core_of(context), change.chat.id)
+
+
+async def on_error(update: object, context: Context) -> None:
+    log.error("unexpected error while handling %s", update, exc_info=context.error)

@@ -1,0 +1,32 @@
+"""``kozel-bot``: read the environment, run the bot with long polling."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from .config import HELP, Config, ConfigError
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in ("-h", "--help"):
+        print(HELP)
+        return 0
+    if args:
+        print(f"kozel-bot: unknown argument {args[0]!r} (see kozel-bot --help)", file=sys.stderr)
+        return 2
+    try:
+        config = Config.from_env()
+    except ConfigError as err:
+        print(f"kozel-bot: {err}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    # httpx logs every request at INFO; keep it for DEBUG runs only.
+    logging.getLogger("httpx").setLevel(logging.DEBUG if config.log_level == "DEBUG" else logging.WARNING)
+    from .app import run  # imported late so --help and config errors need no Telegram stack
+
+    run(config)
+    return 0

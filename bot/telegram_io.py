@@ -1,0 +1,109 @@
+"""The service's ports implemented with python-telegram-bot: sending, editing, scheduling."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
+from telegram.ext import CallbackContext, ExtBot, JobQueue
+
+from .screen import Screen
+from .service.ports import MessageGone, Unreachable
+
+log = logging.getLogger(__name__)
+
+OnMigrate = Callable[[int, int], Awaitable[None]]
+_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+def markup(screen: Screen) -> InlineKeyboardMarkup | None:
+    if not screen.buttons:
+        return None
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton(b.text, callback_data=b.data, url=b.url) for b in row]
+            for row in screen.buttons
+        ]
+    )
+
+
+class TelegramMessenger:
+    def __init__(self, bot: Bot, on_migrate: OnMigrate) -> None:
+        self._bot = bot
+        self._on_migrate = on_migrate
+
+    async def send(self, chat_id: int, screen: Screen, *, notify: bool = True) -> int:
+        try:
+            return await self._send(chat_id, screen, notify)
+        except ChatMigrated as err:
+            await self._on_migrate(chat_id, err.new_chat_id)
+            return await self._send(err.new_chat_id, screen, notify)
+
+    async def _send(self, chat_id: int, screen: Screen, notify: bool) -> int:
+        try:
+            message = await self._bot.send_message(
+                chat_id,
+                screen.text,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup(screen),
+                disable_notification=not notify,
+                link_preview_options=_NO_PREVIEW,
+            )
+        except Forbidden as err:
+            raise Unreachable(str(err)) from err
+        except BadRequest as err:
+            if "chat not found" in err.message.lower():
+                raise Unreachable(str(err)) from err
+            raise
+        return message.message_id
+
+    async def edit(self, chat_id: int, message_id: int, screen: Screen) -> None:
+        try:
+            await self._bot.edit_message_text(
+                screen.text,
+                chat_id=chat_id,
+                message_id=message_id,
+                parse_mode=ParseMode.HTML,
+                reply_markup=markup(screen),
+                link_preview_options=_NO_PREVIEW,
+            )
+        except Forbidden as err:
+            raise Unreachable(str(err)) from err
+        except ChatMigrated as err:
+            await self._on_migrate(chat_id, err.new_chat_id)
+            raise MessageGone(str(err)) from err
+        except BadRequest as err:
+            text = err.message.lower()
+            if "not modified" in text:
+                return  # the same content: nothing to do
+            if "not found" in text or "can't be edited" in text:
+                raise MessageGone(str(err)) from err
+            raise
+
+    async def delete(self, chat_id: int, message_id: int) -> None:
+        try:
+            await self._bot.delete_message(chat_id, message_id)
+        except TelegramError as err:
+            log.debug("could not delete message %s in %s: %s", message_id, chat_id, err)
+
+
+class JobScheduler:
+    """Named one-shot jobs on PTB's job queue; scheduling a name again replaces the job."""
+
+    def __init__(self, job_queue: JobQueue[CallbackContext[ExtBot[None], dict, dict, dict]]) -> None:  # type: ignore[type-arg]
+        self._queue = job_queue
+
+    def schedule(self, name: str, delay: float, callback: Callable[[], Awaitable[None]]) -> None:
+        self.cancel(name)
+
+        async def run(_: object) -> None:
+            await callback()
+
+        self._queue.run_once(run, delay, name=name)
+
+    def cancel(self, name: str) -> None:
+        for job in self._queue.get_jobs_by_name(name):
+            job.schedule_removal()
