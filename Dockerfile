@@ -1,0 +1,17 @@
+FROM python:3.11-slim
+
+RUN useradd --create-home --uid 10001 kozel
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY kozel_rules ./kozel_rules
+COPY bot ./bot
+COPY locales ./locales
+RUN pip install --no-cache-dir . && mkdir -p /data && chown kozel /data
+
+# The token comes only from the environment: docker run -e KOZEL_BOT_TOKEN=...
+ENV KOZEL_DB=/data/kozel.sqlite3 \
+    KOZEL_LOCALES=/app/locales \
+    PYTHONUNBUFFERED=1
+VOLUME ["/data"]
+USER kozel
+ENTRYPOINT ["kozel-bot"]
