@@ -1,0 +1,24 @@
+"""A fake Telegram Bot API server for end-to-end tests; see README.md in this folder."""
+
+from .models import ApiError, Button, Call, CallbackAnswer, ChatState, MessageVersion, StoredMessage
+from .process import BotProcess
+from .server import BOT_ID, BOT_USERNAME, TEST_TOKEN, FakeTelegram
+from .users import ChatRef, SimGroup, SimUser
+
+__all__ = [
+    "BOT_ID",
+    "BOT_USERNAME",
+    "TEST_TOKEN",
+    "ApiError",
+    "BotProcess",
+    "Button",
+    "Call",
+    "CallbackAnswer",
+    "ChatRef",
+    "ChatState",
+    "FakeTelegram",
+    "MessageVersion",
+    "SimGroup",
+    "SimUser",
+    "StoredMessage",
+]

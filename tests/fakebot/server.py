@@ -1,0 +1,1394 @@
+"""A fake Telegram Bot API server (aiohttp) for end-to-end tests of the bot.
+
+The bot talks to it exactly as to api.telegram.org: ``POST /bot<token>/<method>`` with
+form-encoded (or multipart, or JSON) parameters, answered with ``{"ok": true, "result": ...}``
+or ``{"ok": false, "error_code": ..., "description": ..., "parameters": {...}}``.
+Simulated users and groups (:mod:`fakebot.users`) produce the updates that the bot fetches
+with long polling, and the tests inspect what the bot did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import itertools
+import json
+import logging
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from aiohttp import web
+
+from .formatting import FormattedText, ParseError, format_text, utf16_len
+from .models import ApiError, Call, CallbackAnswer, ChatState, JSONDict, StoredMessage
+from .users import BotStatus, ChatRef, SimGroup, SimUser
+
+__all__ = ["BOT_ID", "BOT_USERNAME", "TEST_TOKEN", "FakeTelegram"]
+
+_LOG = logging.getLogger(__name__)
+T = TypeVar("T")
+
+TEST_TOKEN = "123456:TEST"
+BOT_ID = 1000
+BOT_USERNAME = "kozel_test_bot"
+
+# Update types Telegram sends when allowed_updates was never given (or given as []).
+DEFAULT_ALLOWED_UPDATES = frozenset(
+    {
+        "message",
+        "edited_message",
+        "channel_post",
+        "edited_channel_post",
+        "business_connection",
+        "business_message",
+        "edited_business_message",
+        "deleted_business_messages",
+        "inline_query",
+        "chosen_inline_result",
+        "callback_query",
+        "shipping_query",
+        "pre_checkout_query",
+        "purchased_paid_media",
+        "poll",
+        "poll_answer",
+        "my_chat_member",
+        "chat_join_request",
+        "chat_boost",
+        "removed_chat_boost",
+    }
+)
+
+# Form fields whose value is a plain string even if it looks like JSON ("123", "true").
+_STRING_PARAMS = frozenset(
+    {
+        "text",
+        "caption",
+        "parse_mode",
+        "callback_query_id",
+        "inline_message_id",
+        "url",
+        "language_code",
+        "description",
+        "short_description",
+        "name",
+        "action",
+        "business_connection_id",
+        "message_effect_id",
+        "title",
+        "query",
+        "custom_title",
+        "secret_token",
+        "ip_address",
+    }
+)
+
+_CHAT_ACTIONS = frozenset(
+    {
+        "typing",
+        "upload_photo",
+        "record_video",
+        "upload_video",
+        "record_voice",
+        "upload_voice",
+        "upload_document",
+        "choose_sticker",
+        "find_location",
+        "record_video_note",
+        "upload_video_note",
+    }
+)
+_INLINE_BUTTON_KINDS = (
+    "url",
+    "callback_data",
+    "web_app",
+    "login_url",
+    "switch_inline_query",
+    "switch_inline_query_current_chat",
+    "switch_inline_query_chosen_chat",
+    "copy_text",
+    "callback_game",
+    "pay",
+)
+_COMMAND_RE = re.compile(r"(?<![\w/])/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?")
+_BOT_COMMAND_RE = re.compile(r"[a-z0-9_]{1,32}")
+
+MAX_TEXT_LENGTH = 4096
+MAX_CALLBACK_DATA_BYTES = 64
+MAX_CALLBACK_ANSWER_LENGTH = 200
+
+_NOT_MODIFIED = (
+    "message is not modified: specified new message content and reply markup "
+    "are exactly the same as a current content and reply markup of the message"
+)
+_QUERY_TOO_OLD = "Bad Request: query is too old and response timeout expired or query ID is invalid"
+_CONFLICT = (
+    "Conflict: terminated by other getUpdates request; make sure that only one bot instance "
+    "is running"
+)
+
+Handler = Callable[[JSONDict], Any]
+
+
+def _bad(description: str, **parameters: Any) -> ApiError:
+    return ApiError(400, f"Bad Request: {description}", parameters or None)
+
+
+def _forbidden(description: str) -> ApiError:
+    return ApiError(403, f"Forbidden: {description}")
+
+
+class _Signal:
+    """Wakes every waiter on :meth:`fire`; waiting never polls."""
+
+    def __init__(self) -> None:
+        self._waiters: list[asyncio.Future[None]] = []
+
+    def fire(self) -> None:
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def wait(self, timeout: float | None) -> None:
+        """Return on the next :meth:`fire` or after ``timeout`` seconds, whichever is first."""
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(waiter, timeout)
+
+
+@dataclass
+class _Injection:
+    method: str  # lower-case
+    error: ApiError
+    remaining: int
+    when: Callable[[JSONDict], bool] | None
+
+
+@dataclass
+class _PendingQuery:
+    id: str
+    user: SimUser
+    message: StoredMessage
+    data: str
+    created: float
+    answer: asyncio.Future[CallbackAnswer]
+
+
+class FakeTelegram:
+    """In-memory Telegram with a Bot API HTTP front end; see ``tests/fakebot/README.md``."""
+
+    def __init__(
+        self,
+        *,
+        token: str = TEST_TOKEN,
+        bot_first_name: str = "Kozel",
+        bot_username: str = BOT_USERNAME,
+        privacy_mode: bool = True,
+        callback_query_ttl: float = 15.0,
+    ) -> None:
+        self.token = token
+        self.bot_user: JSONDict = {
+            "id": BOT_ID,
+            "is_bot": True,
+            "first_name": bot_first_name,
+            "username": bot_username,
+        }
+        self.privacy_mode = privacy_mode
+        self.callback_query_ttl = callback_query_ttl
+
+        self.users: dict[int, SimUser] = {}
+        self.chats: dict[int, ChatState] = {}
+        self.calls: list[Call] = []
+        self.unknown_calls: list[Call] = []
+        self.internal_errors: list[str] = []
+        self.callback_answers: list[CallbackAnswer] = []
+        self.update_log: list[JSONDict] = []  # every update ever queued
+        self.dropped_updates: list[JSONDict] = []  # filtered out by allowed_updates
+        self.commands: dict[tuple[str, str], list[JSONDict]] = {}
+        self.bot_texts: dict[tuple[str, str], str] = {}  # (field, language) -> value
+
+        self._updates: list[JSONDict] = []
+        self._next_update_id = 1
+        self._allowed_updates: frozenset[str] = DEFAULT_ALLOWED_UPDATES
+        self._poll_generation = 0
+        self._queries: dict[str, _PendingQuery] = {}
+        self._query_ids = itertools.count(4_000_000_000_000_000_001)
+        self._user_ids = itertools.count(100_001)
+        self._group_ids = itertools.count(1)
+        self._seq = itertools.count(1)
+        self._last_seq = 0
+        self._received: Counter[str] = Counter()
+        self._injections: list[_Injection] = []
+        self._delays: dict[str, float] = {}
+        self._changed = _Signal()
+        self._failure: str | None = None
+        self._closing = False
+        self._runner: web.AppRunner | None = None
+        self._port: int | None = None
+
+        self._handlers: dict[str, tuple[str, Handler]] = {}
+        for attr in dir(self):
+            if attr.startswith("api_"):
+                name = attr.removeprefix("api_")
+                self._handlers[name.lower()] = (name, getattr(self, attr))
+
+    # ================================================================== lifecycle
+
+    async def start(self) -> None:
+        """Serve on 127.0.0.1 on a free port."""
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        runner = web.AppRunner(
+            app, handler_cancellation=True, shutdown_timeout=0.5, access_log=None
+        )
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        self._runner = runner
+        self._port = int(runner.addresses[0][1])
+
+    async def stop(self) -> None:
+        """Answer pending long polls, fail pending presses and close the server."""
+        self._closing = True
+        self._changed.fire()
+        for query in self._queries.values():
+            if not query.answer.done():
+                query.answer.cancel()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeTelegram:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:PORT``: what ``KOZEL_BOT_API_URL`` should be."""
+        if self._port is None:
+            raise RuntimeError("FakeTelegram is not started")
+        return f"http://127.0.0.1:{self._port}"
+
+    @property
+    def base_url(self) -> str:
+        """``base_url`` for ``telegram.Bot`` (``{url}/bot``; PTB appends the token)."""
+        return f"{self.url}/bot"
+
+    # ================================================================== test controls
+
+    def inject_error(
+        self,
+        method: str,
+        code: int,
+        description: str | None = None,
+        *,
+        retry_after: int | None = None,
+        migrate_to_chat_id: int | None = None,
+        times: int = 1,
+        when: Callable[[JSONDict], bool] | None = None,
+    ) -> None:
+        """Answer the next ``times`` calls of ``method`` (whose params satisfy ``when``) with
+        this error instead of executing them.  429 defaults to "Too Many Requests: retry
+        after N" with ``parameters.retry_after``."""
+        if description is None:
+            if code == 429:
+                description = f"Too Many Requests: retry after {retry_after or 1}"
+            else:
+                description = {400: "Bad Request", 403: "Forbidden", 409: "Conflict"}.get(
+                    code, "Internal Server Error"
+                )
+        parameters: JSONDict = {}
+        if retry_after is not None or code == 429:
+            parameters["retry_after"] = retry_after or 1
+        if migrate_to_chat_id is not None:
+            parameters["migrate_to_chat_id"] = migrate_to_chat_id
+        error = ApiError(code, description, parameters or None)
+        self._injections.append(_Injection(method.lower(), error, times, when))
+
+    def set_delay(self, method: str, seconds: float) -> None:
+        """Delay every answer to ``method`` by ``seconds`` (0 removes the delay)."""
+        if seconds > 0:
+            self._delays[method.lower()] = seconds
+        else:
+            self._delays.pop(method.lower(), None)
+
+    def report_failure(self, reason: str) -> None:
+        """Make every pending and future ``wait_for`` fail at once (e.g. the bot died)."""
+        self._failure = reason
+        self._changed.fire()
+
+    def clear_failure(self) -> None:
+        self._failure = None
+
+    # ================================================================== world building
+
+    def add_user(
+        self,
+        first_name: str,
+        language_code: str | None = "en",
+        username: str | None = None,
+        *,
+        last_name: str | None = None,
+    ) -> SimUser:
+        user = SimUser(
+            self,
+            next(self._user_ids),
+            first_name,
+            language_code=language_code,
+            username=username,
+            last_name=last_name,
+        )
+        self.users[user.id] = user
+        self.chats[user.id] = user.private_chat
+        return user
+
+    def add_group(
+        self,
+        title: str,
+        members: Iterable[SimUser],
+        admins: Iterable[SimUser] = (),
+        *,
+        creator: SimUser | None = None,
+        bot_status: BotStatus = "member",
+        supergroup: bool = False,
+        username: str | None = None,
+    ) -> SimGroup:
+        """A group that already contains the bot (``bot_status``) and the given users;
+        ``admins`` are made members too; the creator defaults to the first admin/member."""
+        admin_list = list(admins)
+        member_list = list(members)
+        member_list += [a for a in admin_list if not any(a is m for m in member_list)]
+        if creator is None and (admin_list or member_list):
+            creator = (admin_list or member_list)[0]
+        number = next(self._group_ids)
+        chat_id = -(1_001_000_000_000 + number) if supergroup else -(400_000_000 + number)
+        group = SimGroup(
+            id=chat_id,
+            type="supergroup" if supergroup else "group",
+            title=title,
+            username=username,
+            members=member_list,
+            admins=admin_list,
+            creator=creator,
+            bot_status=bot_status,
+        )
+        self.chats[group.id] = group
+        return group
+
+    def migrate_to_supergroup(self, group: SimGroup) -> SimGroup:
+        """Upgrade a basic group: sends migrate_to_chat_id / migrate_from_chat_id messages;
+        afterwards sending to the old id fails with 400 + ``migrate_to_chat_id``."""
+        if group.type != "group" or group.migrated_to_chat_id is not None:
+            raise AssertionError(f"chat {group.id} is not a basic group that can migrate")
+        number = next(self._group_ids)
+        supergroup = SimGroup(
+            id=-(1_001_000_000_000 + number),
+            type="supergroup",
+            title=group.title,
+            members=list(group.members),
+            admins=list(group.admins),
+            creator=group.creator,
+            bot_status=group.bot_status,
+            migrated_from_chat_id=group.id,
+        )
+        self.chats[supergroup.id] = supergroup
+        actor = group.creator.to_api() if group.creator else self.bot_user
+        self._service_message(group, actor, {"migrate_to_chat_id": supergroup.id})
+        group.migrated_to_chat_id = supergroup.id
+        self._service_message(supergroup, actor, {"migrate_from_chat_id": group.id})
+        return supergroup
+
+    def remove_bot_from(self, group: SimGroup, by: SimUser | None = None) -> None:
+        """An admin kicks the bot: ``my_chat_member`` update with status "kicked"."""
+        self._set_bot_status(group, "kicked", by)
+
+    def add_bot_to(self, group: SimGroup, by: SimUser, *, as_admin: bool = False) -> None:
+        """A user adds the bot: ``my_chat_member`` update (status "member") and a
+        ``new_chat_members`` service message."""
+        self._set_bot_status(group, "administrator" if as_admin else "member", by)
+        self._service_message(group, by.to_api(), {"new_chat_members": [self.bot_user]})
+
+    def user_joins(self, group: SimGroup, user: SimUser) -> StoredMessage:
+        if not group.is_member(user):
+            group.members.append(user)
+        return self._service_message(group, user.to_api(), {"new_chat_members": [user.to_api()]})
+
+    def user_leaves(self, group: SimGroup, user: SimUser) -> StoredMessage:
+        group.members = [m for m in group.members if m is not user]
+        group.admins = [a for a in group.admins if a is not user]
+        return self._service_message(group, user.to_api(), {"left_chat_member": user.to_api()})
+
+    # ================================================================== user actions
+
+    def user_sends(
+        self, user: SimUser, ref: ChatRef, text: str, *, reply_to: int | None = None
+    ) -> StoredMessage:
+        chat = self.chat(ref)
+        if chat.type == "private":
+            if chat is not user.private_chat:
+                raise AssertionError("a user can only write in their own private chat")
+            if user.blocked:
+                raise AssertionError(f"{user.first_name} blocked the bot; use start_bot()")
+            if not user.started:
+                if not text.startswith("/start"):
+                    raise AssertionError(f"{user.first_name} has not started the bot yet")
+                user.started = True
+        else:
+            assert isinstance(chat, SimGroup)
+            if chat.migrated_to_chat_id is not None:
+                raise AssertionError(f"group {chat.id} became {chat.migrated_to_chat_id}")
+            if not chat.is_member(user):
+                raise AssertionError(f"{user.first_name} is not a member of {chat.title!r}")
+        replied = chat.messages.get(reply_to) if reply_to is not None else None
+        if reply_to is not None and replied is None:
+            raise AssertionError(f"no message {reply_to} in chat {chat.id}")
+        message = StoredMessage(
+            chat=chat,
+            message_id=chat.take_message_id(),
+            sender=user.to_api(),
+            date=int(time.time()),
+            raw_text=text,
+            text=text,
+            entities=_command_entities(text),
+            reply_to=replied,
+        )
+        self._store(message)
+        message.delivered = self._bot_sees(chat, message) and self._enqueue(
+            "message", message.to_api()
+        )
+        return message
+
+    def user_starts_bot(self, user: SimUser, payload: str | None) -> StoredMessage:
+        if user.blocked:
+            user.blocked = False
+            self._my_chat_member(user.private_chat, user.to_api(), "kicked", "member")
+        user.started = True
+        text = "/start" if payload is None else f"/start {payload}"
+        return self.user_sends(user, user.private_chat, text)
+
+    def user_blocks_bot(self, user: SimUser) -> None:
+        if user.blocked:
+            return
+        user.blocked = True
+        if user.started:
+            self._my_chat_member(user.private_chat, user.to_api(), "member", "kicked")
+
+    async def press(
+        self,
+        user: SimUser,
+        ref: ChatRef,
+        message_id: int,
+        callback_data: str,
+        *,
+        forged: bool = False,
+        timeout: float = 10.0,
+    ) -> CallbackAnswer:
+        """See :meth:`SimUser.press`."""
+        chat = self.chat(ref)
+        if isinstance(chat, SimGroup) and not chat.is_member(user):
+            raise AssertionError(f"{user.first_name} is not in {chat.title!r}")
+        if chat.type == "private" and chat is not user.private_chat:
+            raise AssertionError("a user can only press buttons in their own private chat")
+        message = self.message(chat, message_id)
+        if not message.from_bot:
+            raise AssertionError(f"message {message_id} in chat {chat.id} is not the bot's")
+        if not forged and not message.has_callback_data(callback_data):
+            current = [(b.text, b.callback_data) for b in message.buttons]
+            raise AssertionError(
+                f"no button with callback_data {callback_data!r} on message {message_id} "
+                f"in chat {chat.id}; current keyboard: {current}"
+            )
+        query = _PendingQuery(
+            id=str(next(self._query_ids)),
+            user=user,
+            message=message,
+            data=callback_data,
+            created=time.monotonic(),
+            answer=asyncio.get_running_loop().create_future(),
+        )
+        self._queries[query.id] = query
+        payload = {
+            "id": query.id,
+            "from": user.to_api(),
+            "message": message.to_api(),
+            "chat_instance": str(abs(chat.id) * 7919 + 17),
+            "data": callback_data,
+        }
+        if not self._enqueue("callback_query", payload):
+            raise AssertionError("callback_query updates are excluded by allowed_updates")
+        try:
+            return await asyncio.wait_for(asyncio.shield(query.answer), timeout)
+        except TimeoutError:
+            raise TimeoutError(
+                f"the bot did not answer callback query {query.id} ({callback_data!r}) "
+                f"within {timeout}s\n{self.describe_recent_calls()}"
+            ) from None
+
+    # ================================================================== inspection
+
+    def chat(self, ref: ChatRef) -> ChatState:
+        """The chat for an id, a chat object or a user (their private chat)."""
+        if isinstance(ref, SimUser):
+            return ref.private_chat
+        if isinstance(ref, ChatState):
+            return ref
+        try:
+            return self.chats[ref]
+        except KeyError:
+            raise AssertionError(f"unknown chat {ref}") from None
+
+    def message(self, ref: ChatRef, message_id: int) -> StoredMessage:
+        """A current (not deleted) message."""
+        chat = self.chat(ref)
+        message = chat.messages.get(message_id)
+        if message is None or message.deleted:
+            raise AssertionError(f"no message {message_id} in chat {chat.id}")
+        return message
+
+    def messages(self, ref: ChatRef, *, from_bot: bool | None = None) -> list[StoredMessage]:
+        """The chat's current (not deleted) messages, oldest first."""
+        return [
+            m
+            for m in self.chat(ref).messages.values()
+            if not m.deleted and (from_bot is None or m.from_bot == from_bot)
+        ]
+
+    def last_message(self, ref: ChatRef, *, from_bot: bool = True) -> StoredMessage | None:
+        """The newest current text message (from the bot by default)."""
+        for message in reversed(self.messages(ref, from_bot=from_bot)):
+            if message.text is not None:
+                return message
+        return None
+
+    def shown_texts(
+        self, ref: ChatRef, *, from_bot_only: bool = False, include_buttons: bool = True
+    ) -> list[str]:
+        """Every text the chat ever displayed: all versions of all messages (deleted ones
+        too) and, by default, every button label — for leak checks."""
+        return [
+            text
+            for message in self.chat(ref).messages.values()
+            if message.from_bot or not from_bot_only
+            for text in message.shown_texts(include_buttons)
+        ]
+
+    def calls_to(self, method: str) -> list[Call]:
+        name = method.lower()
+        return [c for c in self.calls if c.method.lower() == name]
+
+    def failed_calls(self) -> list[Call]:
+        return [c for c in self.calls if not c.ok]
+
+    def received_count(self, method: str) -> int:
+        """How many requests of ``method`` arrived (counted on arrival, before answering)."""
+        return self._received[method.lower()]
+
+    def commands_for(
+        self, scope: JSONDict | None = None, language_code: str = ""
+    ) -> list[JSONDict] | None:
+        """Commands set with setMyCommands for a scope (default scope if None)."""
+        return self.commands.get(_commands_key(scope, language_code))
+
+    @property
+    def pending_updates(self) -> list[JSONDict]:
+        """Queued updates not yet confirmed by the bot (via getUpdates offset)."""
+        return list(self._updates)
+
+    def assert_no_unknown_calls(self) -> None:
+        if self.unknown_calls or self.internal_errors:
+            raise AssertionError(
+                f"unsupported calls: {[str(c) for c in self.unknown_calls]}; "
+                f"fake server errors: {self.internal_errors}"
+            )
+
+    def describe_recent_calls(self, count: int = 15) -> str:
+        lines = [str(c) for c in self.calls if c.method != "getUpdates"][-count:]
+        return "recent calls (getUpdates omitted):\n  " + "\n  ".join(lines or ["<none>"])
+
+    # ================================================================== waiting
+
+    async def wait_for(
+        self, predicate: Callable[[], T | None], timeout: float = 5.0, *, what: str | None = None
+    ) -> T:
+        """Return the first truthy value of ``predicate()``, re-evaluated on every recorded
+        call and state change; TimeoutError (with the recent calls) after ``timeout``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            if self._failure is not None:
+                raise RuntimeError(f"{self._failure}\n{self.describe_recent_calls()}")
+            value = predicate()
+            if value:
+                return value
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                label = what or getattr(predicate, "__name__", repr(predicate))
+                raise TimeoutError(f"waited {timeout}s for {label}\n{self.describe_recent_calls()}")
+            await self._changed.wait(remaining)
+
+    async def wait_for_message(
+        self,
+        ref: ChatRef,
+        predicate: Callable[[StoredMessage], bool] | None = None,
+        *,
+        timeout: float = 5.0,
+        new: bool = True,
+    ) -> StoredMessage:
+        """Wait for a bot message in the chat matching ``predicate``; with ``new`` only
+        messages sent or edited after this call count.  Newest match wins."""
+        chat = self.chat(ref)
+        since = self._last_seq if new else 0
+
+        def find() -> StoredMessage | None:
+            for message in reversed(list(chat.messages.values())):
+                if (
+                    message.from_bot
+                    and not message.deleted
+                    and message.changed_seq > since
+                    and (predicate is None or predicate(message))
+                ):
+                    return message
+            return None
+
+        return await self.wait_for(find, timeout, what=f"a bot message in chat {chat.id}")
+
+    async def wait_for_call(
+        self,
+        method: str,
+        predicate: Callable[[Call], bool] | None = None,
+        *,
+        timeout: float = 5.0,
+        new: bool = True,
+    ) -> Call:
+        """Wait for an answered call of ``method`` (made after this call if ``new``)."""
+        name = method.lower()
+        since = self._last_seq if new else 0
+
+        def find() -> Call | None:
+            for call in self.calls:
+                if (
+                    call.seq > since
+                    and call.method.lower() == name
+                    and (predicate is None or predicate(call))
+                ):
+                    return call
+            return None
+
+        return await self.wait_for(find, timeout, what=f"a {method} call")
+
+    # ================================================================== HTTP front end
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        canonical, handler = self._handlers.get(method.lower(), (method, None))
+        params = await _read_params(request)
+        self._received[canonical.lower()] += 1
+        self._changed.fire()
+
+        if request.match_info["token"] != self.token:
+            return self._answer(canonical, params, ApiError(401, "Unauthorized"))
+        delay = self._delays.get(canonical.lower())
+        if delay:
+            await asyncio.sleep(delay)
+        injected = self._take_injection(canonical, params)
+        if injected is not None:
+            return self._answer(canonical, params, injected)
+        if handler is None:
+            return self._answer(canonical, params, ApiError(404, "Not Found"), unknown=True)
+        try:
+            result = handler(params)
+            if inspect.isawaitable(result):
+                result = await result
+        except ApiError as error:
+            return self._answer(canonical, params, error)
+        except Exception as exc:  # a bug in the fake or a malformed request
+            _LOG.exception("fake Telegram failed on %s %s", canonical, params)
+            self.internal_errors.append(f"{canonical}: {exc!r}")
+            return self._answer(canonical, params, ApiError(500, f"Internal Server Error: {exc}"))
+        return self._answer(canonical, params, result)
+
+    def _answer(
+        self, method: str, params: JSONDict, result: Any, *, unknown: bool = False
+    ) -> web.Response:
+        if isinstance(result, ApiError):
+            status, body = result.code, result.to_api()
+        else:
+            status, body = 200, {"ok": True, "result": result}
+        call = Call(self._next_seq(), method, params, time.time(), status, body)
+        self.calls.append(call)
+        if unknown:
+            self.unknown_calls.append(call)
+        self._changed.fire()
+        return web.json_response(body, status=status)
+
+    def _take_injection(self, method: str, params: JSONDict) -> ApiError | None:
+        for injection in self._injections:
+            if (
+                injection.method == method.lower()
+                and injection.remaining > 0
+                and (injection.when is None or injection.when(params))
+            ):
+                injection.remaining -= 1
+                return injection.error
+        return None
+
+    def _next_seq(self) -> int:
+        self._last_seq = next(self._seq)
+        return self._last_seq
+
+    # ================================================================== updates
+
+    def _enqueue(self, kind: str, payload: JSONDict) -> bool:
+        update = {"update_id": self._next_update_id, kind: payload}
+        self._next_update_id += 1
+        if kind not in self._allowed_updates:
+            self.dropped_updates.append(update)
+            return False
+        self._updates.append(update)
+        self.update_log.append(update)
+        self._changed.fire()
+        return True
+
+    def _bot_sees(self, chat: ChatState, message: StoredMessage) -> bool:
+        if chat.type == "private":
+            user = self.users[chat.id]
+            return user.started and not user.blocked
+        assert isinstance(chat, SimGroup)
+        if not chat.bot_present:
+            return False
+        if not self.privacy_mode or chat.bot_status == "administrator":
+            return True
+        if message.text is None:  # service messages always arrive
+            return True
+        if message.reply_to is not None and message.reply_to.from_bot:
+            return True
+        command = _COMMAND_RE.match(message.text)
+        if command is None:
+            return False
+        _, _, target = command.group(0).partition("@")
+        return not target or target.lower() == str(self.bot_user["username"]).lower()
+
+    def _service_message(
+        self, chat: ChatState, sender: JSONDict, fields: JSONDict
+    ) -> StoredMessage:
+        message = StoredMessage(
+            chat=chat,
+            message_id=chat.take_message_id(),
+            sender=sender,
+            date=int(time.time()),
+            raw_text=None,
+            text=None,
+            extra=fields,
+        )
+        self._store(message)
+        message.delivered = self._bot_sees(chat, message) and self._enqueue(
+            "message", message.to_api()
+        )
+        return message
+
+    def _set_bot_status(self, group: SimGroup, status: BotStatus, by: SimUser | None) -> None:
+        old = group.bot_status
+        group.bot_status = status
+        actor = by or group.creator
+        sender = actor.to_api() if actor else self.bot_user
+        self._my_chat_member(group, sender, old, status)
+
+    def _my_chat_member(self, chat: ChatState, sender: JSONDict, old: str, new: str) -> None:
+        self._enqueue(
+            "my_chat_member",
+            {
+                "chat": chat.to_api(),
+                "from": sender,
+                "date": int(time.time()),
+                "old_chat_member": self._member(self.bot_user, old),
+                "new_chat_member": self._member(self.bot_user, new),
+            },
+        )
+
+    def _store(self, message: StoredMessage) -> None:
+        message.chat.messages[message.message_id] = message
+        self._touch(message)
+
+    def _touch(self, message: StoredMessage) -> None:
+        message.record_version()
+        message.changed_seq = self._next_seq()
+        self._changed.fire()
+
+    # ================================================================== helpers for methods
+
+    def _lookup_chat(self, params: JSONDict) -> ChatState:
+        chat_id = params.get("chat_id")
+        if chat_id is None or chat_id == "":
+            raise _bad("chat_id is empty")
+        if isinstance(chat_id, str) and chat_id.startswith("@"):
+            for chat in self.chats.values():
+                if chat.type != "private" and chat.username == chat_id[1:]:
+                    return chat
+            raise _bad("chat not found")
+        try:
+            return self.chats[int(chat_id)]
+        except (KeyError, ValueError, TypeError):
+            raise _bad("chat not found") from None
+
+    def _check_bot_in_chat(self, chat: ChatState, *, private_checks: bool = True) -> None:
+        """Raise the error Telegram gives when the bot may not act in ``chat``."""
+        if isinstance(chat, SimGroup):
+            if chat.migrated_to_chat_id is not None:
+                raise _bad(
+                    "group chat was upgraded to a supergroup chat",
+                    migrate_to_chat_id=chat.migrated_to_chat_id,
+                )
+            kind = "supergroup chat" if chat.type == "supergroup" else "group chat"
+            if chat.bot_status == "kicked":
+                raise _forbidden(f"bot was kicked from the {kind}")
+            if chat.bot_status == "left":
+                raise _forbidden(f"bot is not a member of the {kind}")
+        elif private_checks:
+            user = self.users[chat.id]
+            if user.blocked:
+                raise _forbidden("bot was blocked by the user")
+            if not user.started:
+                raise _forbidden("bot can't initiate conversation with a user")
+
+    def _writable_chat(self, params: JSONDict) -> ChatState:
+        chat = self._lookup_chat(params)
+        self._check_bot_in_chat(chat)
+        return chat
+
+    def _bot_message(self, chat: ChatState, params: JSONDict, action: str) -> StoredMessage:
+        if params.get("inline_message_id"):
+            raise _bad("MESSAGE_ID_INVALID")  # inline messages are not simulated
+        message_id = _int_param(params, "message_id")
+        message = chat.messages.get(message_id)
+        if message is None or message.deleted:
+            raise _bad(f"message to {action} not found")
+        return message
+
+    def _format(self, params: JSONDict) -> FormattedText:
+        text = params.get("text")
+        if not isinstance(text, str) or not text:
+            raise _bad("message text is empty")
+        parse_mode = params.get("parse_mode")
+        entities = params.get("entities")
+        try:
+            formatted = format_text(
+                text,
+                parse_mode if isinstance(parse_mode, str) else None,
+                entities if isinstance(entities, list) else None,
+            )
+        except ParseError as exc:
+            raise _bad(f"can't parse entities: {exc}") from None
+        if not formatted.text:
+            raise _bad("message text is empty")
+        if len(formatted.text) > MAX_TEXT_LENGTH:
+            raise _bad("message is too long")
+        return formatted
+
+    def _member(self, user: JSONDict, status: str) -> JSONDict:
+        """A ChatMember object as PTB expects it for ``status``."""
+        member: JSONDict = {"status": status, "user": user}
+        if status == "creator":
+            member["is_anonymous"] = False
+        elif status == "administrator":
+            member.update(
+                can_be_edited=False,
+                is_anonymous=False,
+                can_manage_chat=True,
+                can_delete_messages=True,
+                can_manage_video_chats=True,
+                can_restrict_members=True,
+                can_promote_members=False,
+                can_change_info=True,
+                can_invite_users=True,
+                can_post_stories=False,
+                can_edit_stories=False,
+                can_delete_stories=False,
+                can_pin_messages=True,
+            )
+        elif status == "kicked":
+            member["until_date"] = 0
+        return member
+
+    def _user_status(self, chat: SimGroup, user: SimUser) -> str:
+        if user is chat.creator:
+            return "creator"
+        if chat.is_admin(user):
+            return "administrator"
+        return "member" if chat.is_member(user) else "left"
+
+    # ================================================================== Bot API methods
+    # Each api_<name> takes the decoded parameters and returns the "result" or raises.
+
+    def api_getMe(self, params: JSONDict) -> JSONDict:
+        return {
+            **self.bot_user,
+            "can_join_groups": True,
+            "can_read_all_group_messages": not self.privacy_mode,
+            "supports_inline_queries": False,
+            "can_connect_to_business": False,
+            "has_main_web_app": False,
+        }
+
+    def api_logOut(self, params: JSONDict) -> bool:
+        return True
+
+    def api_close(self, params: JSONDict) -> bool:
+        return True
+
+    def api_deleteWebhook(self, params: JSONDict) -> bool:
+        if params.get("drop_pending_updates") is True:
+            self._updates.clear()
+        return True
+
+    def api_getWebhookInfo(self, params: JSONDict) -> JSONDict:
+        return {
+            "url": "",
+            "has_custom_certificate": False,
+            "pending_update_count": len(self._updates),
+        }
+
+    async def api_getUpdates(self, params: JSONDict) -> list[JSONDict]:
+        offset = int(params.get("offset") or 0)
+        limit = min(max(int(params.get("limit") or 100), 1), 100)
+        timeout = max(float(params.get("timeout") or 0), 0.0)
+        allowed = params.get("allowed_updates")
+        if isinstance(allowed, list):
+            self._allowed_updates = frozenset(allowed) if allowed else DEFAULT_ALLOWED_UPDATES
+        if offset > 0:
+            self._updates = [u for u in self._updates if u["update_id"] >= offset]
+        elif offset < 0:
+            self._updates = self._updates[offset:]
+        self._poll_generation += 1
+        generation = self._poll_generation
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            if generation != self._poll_generation:
+                raise ApiError(409, _CONFLICT)
+            if self._updates or self._closing:
+                return self._updates[:limit]
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return []
+            await self._changed.wait(remaining)
+
+    # ------------------------------------------------------------------ commands & profile
+
+    def api_setMyCommands(self, params: JSONDict) -> bool:
+        commands = params.get("commands")
+        if not isinstance(commands, list) or len(commands) > 100:
+            raise _bad("can't parse commands JSON object")
+        for command in commands:
+            name = command.get("command") if isinstance(command, dict) else None
+            description = command.get("description") if isinstance(command, dict) else None
+            if not isinstance(name, str) or not _BOT_COMMAND_RE.fullmatch(name):
+                raise _bad("BOT_COMMAND_INVALID")
+            if not isinstance(description, str) or not 1 <= len(description) <= 256:
+                raise _bad("BOT_COMMAND_DESCRIPTION_INVALID")
+        key = _commands_key(params.get("scope"), str(params.get("language_code") or ""))
+        self.commands[key] = [
+            {"command": c["command"], "description": c["description"]} for c in commands
+        ]
+        return True
+
+    def api_getMyCommands(self, params: JSONDict) -> list[JSONDict]:
+        key = _commands_key(params.get("scope"), str(params.get("language_code") or ""))
+        return self.commands.get(key, [])
+
+    def api_deleteMyCommands(self, params: JSONDict) -> bool:
+        key = _commands_key(params.get("scope"), str(params.get("language_code") or ""))
+        self.commands.pop(key, None)
+        return True
+
+    def _set_bot_text(self, params: JSONDict, field: str, limit: int) -> bool:
+        value = str(params.get(field) or "")
+        if len(value) > limit:
+            raise _bad(f"{field.upper()}_INVALID")
+        language = str(params.get("language_code") or "")
+        self.bot_texts[(field, language)] = value
+        return True
+
+    def _get_bot_text(self, params: JSONDict, field: str) -> JSONDict:
+        language = str(params.get("language_code") or "")
+        return {field: self.bot_texts.get((field, language), "")}
+
+    def api_setMyDescription(self, params: JSONDict) -> bool:
+        return self._set_bot_text(params, "description", 512)
+
+    def api_getMyDescription(self, params: JSONDict) -> JSONDict:
+        return self._get_bot_text(params, "description")
+
+    def api_setMyShortDescription(self, params: JSONDict) -> bool:
+        return self._set_bot_text(params, "short_description", 120)
+
+    def api_getMyShortDescription(self, params: JSONDict) -> JSONDict:
+        return self._get_bot_text(params, "short_description")
+
+    def api_setMyName(self, params: JSONDict) -> bool:
+        return self._set_bot_text(params, "name", 64)
+
+    def api_getMyName(self, params: JSONDict) -> JSONDict:
+        return self._get_bot_text(params, "name")
+
+    # ------------------------------------------------------------------ messages
+
+    def api_sendMessage(self, params: JSONDict) -> JSONDict:
+        chat = self._writable_chat(params)
+        formatted = self._format(params)
+        markup = _validate_markup(params.get("reply_markup"), inline_only=False)
+        reply_to = self._reply_target(chat, params)
+        extra: JSONDict = {}
+        if isinstance(params.get("link_preview_options"), dict):
+            extra["link_preview_options"] = params["link_preview_options"]
+        options: JSONDict = {
+            key: params[key]
+            for key in (
+                "parse_mode",
+                "disable_notification",
+                "protect_content",
+                "message_thread_id",
+            )
+            if key in params
+        }
+        message = StoredMessage(
+            chat=chat,
+            message_id=chat.take_message_id(),
+            sender=self.bot_user,
+            date=int(time.time()),
+            raw_text=params["text"],
+            text=formatted.text,
+            entities=formatted.entities,
+            reply_markup=markup,
+            reply_to=reply_to,
+            extra=extra,
+            options=options,
+        )
+        self._store(message)
+        return message.to_api()
+
+    def _reply_target(self, chat: ChatState, params: JSONDict) -> StoredMessage | None:
+        reply = params.get("reply_parameters")
+        if not isinstance(reply, dict):
+            if "reply_to_message_id" not in params:
+                return None
+            reply = {
+                "message_id": params["reply_to_message_id"],
+                "allow_sending_without_reply": params.get("allow_sending_without_reply"),
+            }
+        target_chat = chat
+        if reply.get("chat_id") not in (None, chat.id):
+            target_chat = self._lookup_chat({"chat_id": reply["chat_id"]})
+        target = target_chat.messages.get(int(reply.get("message_id") or 0))
+        if target is None or target.deleted:
+            if reply.get("allow_sending_without_reply"):
+                return None
+            raise _bad("message to be replied not found")
+        return target
+
+    def api_editMessageText(self, params: JSONDict) -> JSONDict:
+        chat = self._writable_chat(params)
+        message = self._bot_message(chat, params, "edit")
+        if not message.from_bot:
+            raise _bad("message can't be edited")
+        if message.text is None:
+            raise _bad("there is no text in the message to edit")
+        formatted = self._format(params)
+        # Telegram drops the inline keyboard when an edit does not repeat it.
+        markup = _validate_markup(params.get("reply_markup"), inline_only=True)
+        if (
+            formatted.text == message.text
+            and formatted.entities == message.entities
+            and markup == message.reply_markup
+        ):
+            raise _bad(_NOT_MODIFIED)
+        message.raw_text = params["text"]
+        message.text = formatted.text
+        message.entities = formatted.entities
+        message.reply_markup = markup
+        if "parse_mode" in params:
+            message.options["parse_mode"] = params["parse_mode"]
+        message.edit_date = int(time.time())
+        self._touch(message)
+        return message.to_api()
+
+    def api_editMessageReplyMarkup(self, params: JSONDict) -> JSONDict:
+        chat = self._writable_chat(params)
+        message = self._bot_message(chat, params, "edit")
+        if not message.from_bot:
+            raise _bad("message can't be edited")
+        markup = _validate_markup(params.get("reply_markup"), inline_only=True)
+        if markup == message.reply_markup:
+            raise _bad(_NOT_MODIFIED)
+        message.reply_markup = markup
+        message.edit_date = int(time.time())
+        self._touch(message)
+        return message.to_api()
+
+    def api_deleteMessage(self, params: JSONDict) -> bool:
+        chat = self._lookup_chat(params)
+        self._check_bot_in_chat(chat, private_checks=False)
+        message = self._bot_message(chat, params, "delete")
+        self._delete(chat, message)
+        return True
+
+    def api_deleteMessages(self, params: JSONDict) -> bool:
+        chat = self._lookup_chat(params)
+        self._check_bot_in_chat(chat, private_checks=False)
+        ids = params.get("message_ids")
+        if not isinstance(ids, list) or not 1 <= len(ids) <= 100:
+            raise _bad("message_ids is empty")
+        for message_id in ids:
+            message = chat.messages.get(int(message_id))
+            if message is not None and not message.deleted:
+                self._delete(chat, message)
+        return True
+
+    def _delete(self, chat: ChatState, message: StoredMessage) -> None:
+        if (
+            isinstance(chat, SimGroup)
+            and not message.from_bot
+            and chat.bot_status != "administrator"
+        ):
+            raise _bad("message can't be deleted")
+        message.deleted = True
+        if message.message_id in chat.pinned:
+            chat.pinned.remove(message.message_id)
+        self._changed.fire()
+
+    def api_answerCallbackQuery(self, params: JSONDict) -> bool:
+        query_id = str(params.get("callback_query_id") or "")
+        query = self._queries.get(query_id)
+        too_old = query is not None and (time.monotonic() - query.created > self.callback_query_ttl)
+        if query is None or query.answer.done() or too_old:
+            raise ApiError(400, _QUERY_TOO_OLD)
+        text = params.get("text")
+        if isinstance(text, str) and len(text) > MAX_CALLBACK_ANSWER_LENGTH:
+            raise _bad("MESSAGE_TOO_LONG")
+        answer = CallbackAnswer(
+            query_id=query_id,
+            text=text if isinstance(text, str) and text else None,
+            show_alert=bool(params.get("show_alert")),
+            url=params.get("url") if isinstance(params.get("url"), str) else None,
+            cache_time=int(params.get("cache_time") or 0),
+        )
+        self.callback_answers.append(answer)
+        query.answer.set_result(answer)
+        return True
+
+    # ------------------------------------------------------------------ chats
+
+    def api_getChat(self, params: JSONDict) -> JSONDict:
+        chat = self._lookup_chat(params)
+        self._check_bot_in_chat(chat, private_checks=False)
+        info: JSONDict = {
+            **chat.to_api(),
+            "accent_color_id": 0,
+            "max_reaction_count": 11,
+            "accepted_gift_types": {
+                "unlimited_gifts": True,
+                "limited_gifts": True,
+                "unique_gifts": True,
+                "premium_subscription": True,
+                "gifts_from_channels": True,
+            },
+        }
+        if isinstance(chat, SimGroup):
+            info["permissions"] = {"can_send_messages": True, "can_invite_users": True}
+            if chat.migrated_from_chat_id is not None:
+                info["migrated_from_chat_id"] = chat.migrated_from_chat_id
+        if chat.pinned:
+            info["pinned_message"] = chat.messages[chat.pinned[-1]].to_api()
+        return info
+
+    def api_getChatMember(self, params: JSONDict) -> JSONDict:
+        chat = self._lookup_chat(params)
+        self._check_bot_in_chat(chat, private_checks=False)
+        user_id = _int_param(params, "user_id")
+        if user_id == BOT_ID:
+            bot_status = chat.bot_status if isinstance(chat, SimGroup) else "member"
+            return self._member(self.bot_user, bot_status)
+        user = self.users.get(user_id)
+        if user is None or (chat.type == "private" and chat.id != user_id):
+            raise _bad("user not found")
+        status = self._user_status(chat, user) if isinstance(chat, SimGroup) else "member"
+        return self._member(user.to_api(), status)
+
+    def api_getChatAdministrators(self, params: JSONDict) -> list[JSONDict]:
+        chat = self._lookup_chat(params)
+        self._check_bot_in_chat(chat, private_checks=False)
+        if not isinstance(chat, SimGroup):
+            raise _bad("there are no administrators in the private chat")
+        admins: list[JSONDict] = []
+        if chat.creator is not None:
+            admins.append(self._member(chat.creator.to_api(), "creator"))
+        admins += [
+            self._member(a.to_api(), "administrator") for a in chat.admins if a is not chat.creator
+        ]
+        if chat.bot_status == "administrator":
+            admins.append(self._member(self.bot_user, "administrator"))
+        return admins
+
+    def api_getChatMemberCount(self, params: JSONDict) -> int:
+        chat = self._lookup_chat(params)
+        self._check_bot_in_chat(chat, private_checks=False)
+        if not isinstance(chat, SimGroup):
+            return 2
+        return len(chat.members) + (1 if chat.bot_present else 0)
+
+    def api_leaveChat(self, params: JSONDict) -> bool:
+        chat = self._lookup_chat(params)
+        if not isinstance(chat, SimGroup):
+            raise _bad("chat member status can't be changed in private chats")
+        self._check_bot_in_chat(chat)
+        self._my_chat_member(chat, self.bot_user, chat.bot_status, "left")
+        chat.bot_status = "left"
+        return True
+
+    def api_sendChatAction(self, params: JSONDict) -> bool:
+        self._writable_chat(params)
+        if params.get("action") not in _CHAT_ACTIONS:
+            raise _bad("wrong parameter action in request")
+        return True
+
+    def api_pinChatMessage(self, params: JSONDict) -> bool:
+        chat = self._writable_chat(params)
+        if isinstance(chat, SimGroup) and chat.bot_status != "administrator":
+            raise _bad("not enough rights to manage pinned messages in the chat")
+        message = self._bot_message(chat, params, "pin")
+        if message.message_id in chat.pinned:
+            chat.pinned.remove(message.message_id)
+        chat.pinned.append(message.message_id)
+        self._changed.fire()
+        return True
+
+    def api_unpinChatMessage(self, params: JSONDict) -> bool:
+        chat = self._writable_chat(params)
+        if isinstance(chat, SimGroup) and chat.bot_status != "administrator":
+            raise _bad("not enough rights to manage pinned messages in the chat")
+        if params.get("message_id") is not None:
+            message_id = _int_param(params, "message_id")
+            if message_id in chat.pinned:
+                chat.pinned.remove(message_id)
+        elif chat.pinned:
+            chat.pinned.pop()
+        self._changed.fire()
+        return True
+
+    def api_unpinAllChatMessages(self, params: JSONDict) -> bool:
+        chat = self._writable_chat(params)
+        if isinstance(chat, SimGroup) and chat.bot_status != "administrator":
+            raise _bad("not enough rights to manage pinned messages in the chat")
+        chat.pinned.clear()
+        self._changed.fire()
+        return True
+
+
+# ====================================================================== module helpers
+
+
+async def _read_params(request: web.Request) -> JSONDict:
+    """Decode a request the way Telegram does: query string, urlencoded or multipart form
+    (non-string values JSON-encoded, as PTB's RequestData sends them), or a JSON body."""
+    params: JSONDict = {key: _decode_field(key, value) for key, value in request.query.items()}
+    if request.content_type == "application/json":
+        body = await request.json()
+        if isinstance(body, dict):
+            params.update(body)
+    elif request.content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        form = await request.post()
+        for key, value in form.items():
+            if isinstance(value, web.FileField):
+                params[key] = {"filename": value.filename, "size": len(value.file.read())}
+            else:
+                params[key] = _decode_field(key, str(value))
+    return params
+
+
+def _decode_field(key: str, value: str) -> Any:
+    if key in _STRING_PARAMS:
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def _int_param(params: JSONDict, name: str) -> int:
+    value = params.get(name)
+    if value is None or value == "":
+        raise _bad(f"{name} is empty")
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise _bad(f"invalid {name} specified") from None
+
+
+def _commands_key(scope: Any, language_code: str) -> tuple[str, str]:
+    if not isinstance(scope, dict) or not scope:
+        scope = {"type": "default"}
+    return json.dumps(scope, sort_keys=True), language_code
+
+
+def _command_entities(text: str) -> tuple[JSONDict, ...]:
+    return tuple(
+        {
+            "type": "bot_command",
+            "offset": utf16_len(text[: match.start()]),
+            "length": utf16_len(match.group(0)),
+        }
+        for match in _COMMAND_RE.finditer(text)
+    )
+
+
+def _validate_markup(markup: Any, *, inline_only: bool) -> JSONDict | None:
+    """Check a reply_markup like Telegram; an empty inline keyboard means none."""
+    if markup is None or markup == "":
+        return None
+    if not isinstance(markup, dict):
+        raise _bad("can't parse reply keyboard markup JSON object")
+    if "inline_keyboard" not in markup:
+        if inline_only:
+            raise _bad("inline keyboard expected")
+        return dict(markup)
+    rows = markup["inline_keyboard"]
+    if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
+        raise _bad('can\'t parse inline keyboard button: field "inline_keyboard" must be an Array')
+    total = 0
+    for row in rows:
+        for button in row:
+            total += 1
+            if not isinstance(button, dict) or not isinstance(button.get("text"), str):
+                raise _bad(
+                    'can\'t parse inline keyboard button: Field "text" must be of type String'
+                )
+            kinds = [kind for kind in _INLINE_BUTTON_KINDS if kind in button]
+            if len(kinds) != 1:
+                raise _bad(
+                    "can't parse inline keyboard button: Text buttons are unallowed in the "
+                    "inline keyboard"
+                )
+            if "callback_data" in button:
+                data = button["callback_data"]
+                if (
+                    not isinstance(data, str)
+                    or not 1 <= len(data.encode("utf-8")) <= MAX_CALLBACK_DATA_BYTES
+                ):
+                    raise _bad("BUTTON_DATA_INVALID")
+            if "url" in button and not re.match(r"(https?|tg)://\S+$", str(button["url"])):
+                raise _bad(
+                    f"inline keyboard button URL '{button['url']}' is invalid: Wrong HTTP URL"
+                )
+    if total > 100:
+        raise _bad("reply markup is too long")
+    if total == 0:
+        return None
+    return {"inline_keyboard": rows}
