@@ -1,0 +1,384 @@
+"""Tests of the fake Telegram Bot API server, driven by python-telegram-bot's own client."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from fakebot import TEST_TOKEN, FakeTelegram, SimUser
+from fakebot.fixtures import BotProcessFactory
+from fakebot.formatting import ParseError, format_text
+from telegram import (
+    Bot,
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    ChatMemberBanned,
+    ChatMemberOwner,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    MessageEntity,
+    ReplyParameters,
+    Update,
+)
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Conflict,
+    EndPointNotFound,
+    Forbidden,
+    InvalidToken,
+    RetryAfter,
+)
+
+
+def keyboard(*rows: list[tuple[str, str]]) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(text, callback_data=data) for text, data in row] for row in rows]
+    )
+
+
+@pytest.fixture
+async def bot(fake_telegram: FakeTelegram) -> AsyncIterator[Bot]:
+    async with Bot(TEST_TOKEN, base_url=fake_telegram.base_url) as client:
+        yield client
+
+
+@pytest.fixture
+async def ann(fake_telegram: FakeTelegram) -> SimUser:
+    user = fake_telegram.add_user("Ann", language_code="ru", username="ann")
+    await user.start_bot()
+    return user
+
+
+async def drain(bot: Bot) -> int:
+    """Fetch and confirm everything queued; returns the next offset."""
+    updates = await bot.get_updates(timeout=0)
+    offset = updates[-1].update_id + 1 if updates else 0
+    await bot.get_updates(offset=offset, timeout=0)
+    return offset
+
+
+# ------------------------------------------------------------------ basics
+
+
+async def test_get_me_and_startup_calls(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    me = await bot.get_me()
+    assert (me.id, me.is_bot, me.first_name, me.username) == (1000, True, "Kozel", "kozel_test_bot")
+    assert await bot.delete_webhook()
+    info = await bot.get_webhook_info()
+    assert info.url == "" and info.pending_update_count == 0
+    assert await bot.log_out() and await bot.close()
+    fake_telegram.assert_no_unknown_calls()
+
+
+async def test_wrong_token_is_unauthorized(fake_telegram: FakeTelegram) -> None:
+    with pytest.raises(InvalidToken):
+        async with Bot("999:WRONG", base_url=fake_telegram.base_url):
+            pass
+
+
+async def test_unknown_method_is_404_and_recorded(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    with pytest.raises(EndPointNotFound):  # how PTB reports a 404 "Not Found"
+        await bot.do_api_request("sendKozelCard", api_kwargs={"chat_id": 1})
+    assert [c.method for c in fake_telegram.unknown_calls] == ["sendKozelCard"]
+    with pytest.raises(AssertionError, match="sendKozelCard"):
+        fake_telegram.assert_no_unknown_calls()
+
+
+async def test_commands_per_scope_and_language(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    await bot.set_my_commands([BotCommand("newgame", "New game")])
+    await bot.set_my_commands(
+        [BotCommand("newgame", "Новая игра")],
+        scope=BotCommandScopeAllGroupChats(),
+        language_code="ru",
+    )
+    assert [c.command for c in await bot.get_my_commands()] == ["newgame"]
+    ru = await bot.get_my_commands(scope=BotCommandScopeAllGroupChats(), language_code="ru")
+    assert ru[0].description == "Новая игра"
+    assert fake_telegram.commands_for({"type": "all_group_chats"}, "ru") == [
+        {"command": "newgame", "description": "Новая игра"}
+    ]
+    assert await bot.delete_my_commands()
+    assert await bot.get_my_commands() == ()
+    with pytest.raises(BadRequest, match=r"(?i)BOT_COMMAND_INVALID"):
+        await bot.set_my_commands([BotCommand("NewGame", "x")])
+
+
+# ------------------------------------------------------------------ messages
+
+
+async def test_send_edit_not_modified(fake_telegram: FakeTelegram, bot: Bot, ann: SimUser) -> None:
+    markup = keyboard([("Play", "play")])
+    sent = await bot.send_message(
+        ann.id, "<b>Hand</b> &lt;3 &amp; more", parse_mode="HTML", reply_markup=markup
+    )
+    assert sent.text == "Hand <3 & more"
+    assert sent.entities == (MessageEntity("bold", 0, 4),)
+    stored = fake_telegram.last_message(ann)
+    assert stored is not None and stored.message_id == sent.message_id
+    assert stored.raw_text == "<b>Hand</b> &lt;3 &amp; more"
+    assert stored.text == "Hand <3 & more"
+    assert stored.button("Play").callback_data == "play"
+
+    edited = await bot.edit_message_text(
+        "<i>Hand</i> changed", ann.id, sent.message_id, parse_mode="HTML", reply_markup=markup
+    )
+    assert not isinstance(edited, bool) and edited.text == "Hand changed"
+    assert edited.edit_date is not None
+
+    with pytest.raises(BadRequest, match=r"(?i)message is not modified"):
+        await bot.edit_message_text(
+            "<em>Hand</em> changed", ann.id, sent.message_id, parse_mode="HTML", reply_markup=markup
+        )
+    with pytest.raises(BadRequest, match=r"(?i)message is not modified"):
+        await bot.edit_message_reply_markup(ann.id, sent.message_id, reply_markup=markup)
+
+    # Like Telegram, an edit that does not repeat the keyboard removes it.
+    await bot.edit_message_text("final", ann.id, sent.message_id)
+    assert fake_telegram.message(ann, sent.message_id).buttons == []
+    assert [v.text for v in stored.versions] == ["Hand <3 & more", "Hand changed", "final"]
+    assert "Play" in fake_telegram.shown_texts(ann, from_bot_only=True)
+    assert fake_telegram.failed_calls()[0].error_code == 400
+
+    with pytest.raises(BadRequest, match=r"(?i)message to edit not found"):
+        await bot.edit_message_text("x", ann.id, 9999)
+
+
+async def test_callback_data_over_64_bytes(bot: Bot, ann: SimUser) -> None:
+    await bot.send_message(ann.id, "ok", reply_markup=keyboard([("x", "я" * 32)]))  # 64 bytes
+    with pytest.raises(BadRequest, match=r"(?i)BUTTON_DATA_INVALID"):
+        await bot.send_message(ann.id, "too long", reply_markup=keyboard([("x", "я" * 33)]))
+
+
+async def test_bad_markup_is_refused(bot: Bot, ann: SimUser) -> None:
+    with pytest.raises(BadRequest, match=r"(?i)can't parse entities"):
+        await bot.send_message(ann.id, "Tom <the cat>", parse_mode="HTML")
+    with pytest.raises(BadRequest, match=r"(?i)reserved"):
+        await bot.send_message(ann.id, "Score: 1.5", parse_mode="MarkdownV2")
+    with pytest.raises(BadRequest, match=r"(?i)message text is empty"):
+        await bot.send_message(ann.id, "  <b> </b> ", parse_mode="HTML")
+
+
+def test_format_text() -> None:
+    html = format_text(
+        "  <a href='https://x.y'>a</a> <pre><code class=\"language-py\">p</code></pre>\n", "HTML"
+    )
+    assert html.text == "a p"
+    assert [e["type"] for e in html.entities] == ["text_link", "pre"]
+    assert html.entities[1]["language"] == "py"
+    md = format_text(r"*bold* _it_ __u__ `c` [l](http://x) 1\.5 😀*b*", "MarkdownV2")
+    assert md.text == "bold it u c l 1.5 😀b"
+    assert md.entities[-1] == {"type": "bold", "offset": 20, "length": 1}  # UTF-16 offset
+    with pytest.raises(ParseError, match="Can't find end of Bold entity"):
+        format_text("*open", "MarkdownV2")
+    with pytest.raises(ParseError, match="Unmatched end tag"):
+        format_text("<b><i>x</b></i>", "HTML")
+
+
+async def test_delete_reply_pin(fake_telegram: FakeTelegram, bot: Bot, ann: SimUser) -> None:
+    first = await bot.send_message(ann.id, "one")
+    reply = await bot.send_message(
+        ann.id, "two", reply_parameters=ReplyParameters(first.message_id)
+    )
+    assert reply.reply_to_message is not None
+    assert reply.reply_to_message.message_id == first.message_id
+    assert await bot.pin_chat_message(ann.id, first.message_id)
+    assert (await bot.get_chat(ann.id)).pinned_message is not None
+    assert await bot.unpin_chat_message(ann.id)
+    assert await bot.delete_message(ann.id, first.message_id)
+    with pytest.raises(BadRequest, match=r"(?i)message to delete not found"):
+        await bot.delete_message(ann.id, first.message_id)
+    with pytest.raises(BadRequest, match=r"(?i)message to be replied not found"):
+        await bot.send_message(ann.id, "x", reply_parameters=ReplyParameters(first.message_id))
+    assert [m.text for m in fake_telegram.messages(ann, from_bot=True)] == ["two"]
+    assert "one" in fake_telegram.shown_texts(ann)  # deleted, but it was shown
+    assert await bot.send_chat_action(ann.id, "typing")
+
+
+# ------------------------------------------------------------------ errors
+
+
+async def test_forbidden_before_start_and_after_block(
+    fake_telegram: FakeTelegram, bot: Bot
+) -> None:
+    bob = fake_telegram.add_user("Bob")
+    with pytest.raises(Forbidden, match=r"(?i)bot can't initiate conversation with a user"):
+        await bot.send_message(bob.id, "hi")
+    await bob.start_bot()
+    await bot.send_message(bob.id, "hi")
+    bob.block_bot()
+    with pytest.raises(Forbidden, match=r"(?i)bot was blocked by the user"):
+        await bot.send_message(bob.id, "hi")
+    updates = await bot.get_updates(timeout=0)
+    member_update = updates[-1].my_chat_member
+    assert member_update is not None
+    assert isinstance(member_update.new_chat_member, ChatMemberBanned)
+    await bob.start_bot()  # "Restart" unblocks
+    await bot.send_message(bob.id, "welcome back")
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_injected_429(fake_telegram: FakeTelegram, bot: Bot, ann: SimUser) -> None:
+    fake_telegram.inject_error("sendMessage", 429, retry_after=7)
+    with pytest.raises(RetryAfter, match="Retry in 7 seconds"):
+        await bot.send_message(ann.id, "flood")
+    await bot.send_message(ann.id, "fine now")
+    assert [m.text for m in fake_telegram.messages(ann, from_bot=True)] == ["fine now"]
+
+
+async def test_group_migration(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    users = [fake_telegram.add_user(name) for name in ("A", "B")]
+    group = fake_telegram.add_group("Kozel club", users, admins=users[:1])
+    await bot.send_message(group.id, "in the group")
+    supergroup = fake_telegram.migrate_to_supergroup(group)
+    assert str(supergroup.id).startswith("-100")
+    updates = await bot.get_updates(timeout=0)
+    migrations = [u.message for u in updates if u.message]
+    assert migrations[0].migrate_to_chat_id == supergroup.id
+    assert migrations[1].migrate_from_chat_id == group.id
+    with pytest.raises(ChatMigrated) as caught:
+        await bot.send_message(group.id, "old id")
+    assert caught.value.new_chat_id == supergroup.id
+    await bot.send_message(supergroup.id, "new id")
+
+
+async def test_kicked_and_readded(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    owner = fake_telegram.add_user("Owner")
+    group = fake_telegram.add_group("G", [owner])
+    fake_telegram.remove_bot_from(group)
+    with pytest.raises(Forbidden, match=r"(?i)bot was kicked from the group chat"):
+        await bot.send_message(group.id, "hello?")
+    fake_telegram.add_bot_to(group, by=owner)
+    await bot.send_message(group.id, "back")
+    updates = await bot.get_updates(timeout=0)
+    statuses = [u.my_chat_member.new_chat_member.status for u in updates if u.my_chat_member]
+    assert statuses == ["kicked", "member"]
+    members = await bot.get_chat_administrators(group.id)
+    assert isinstance(members[0], ChatMemberOwner) and members[0].user.id == owner.id
+    assert await bot.get_chat_member_count(group.id) == 2
+    assert (await bot.get_chat_member(group.id, owner.id)).status == "creator"
+    assert await bot.leave_chat(group.id)
+    with pytest.raises(Forbidden, match=r"(?i)not a member"):
+        await bot.send_message(group.id, "gone")
+
+
+# ------------------------------------------------------------------ updates
+
+
+async def test_long_poll_delivers_message_and_press(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    users = [fake_telegram.add_user(name) for name in ("Ann", "Bob")]
+    group = fake_telegram.add_group("Table", users)
+    offset = await drain(bot)
+
+    poll = asyncio.create_task(bot.get_updates(offset=offset, timeout=10))
+    await fake_telegram.wait_for(lambda: fake_telegram.received_count("getUpdates") >= 3)
+    started = time.monotonic()
+    await users[0].send(group, "/newgame@kozel_test_bot")
+    updates = await poll
+    assert time.monotonic() - started < 1  # answered at once, not at the timeout
+    message = updates[0].message
+    assert message is not None and message.text == "/newgame@kozel_test_bot"
+    assert message.entities[0].type == "bot_command"
+    assert message.chat.type == "group" and message.chat.title == "Table"
+
+    # Privacy mode: plain chatter and commands for other bots do not reach the bot.
+    assert not (await users[1].send(group, "hello all")).delivered
+    assert not (await users[1].send(group, "/help@other_bot")).delivered
+
+    sent = await bot.send_message(group.id, "Join?", reply_markup=keyboard([("Join", "join")]))
+    offset = updates[-1].update_id + 1
+    press = asyncio.create_task(users[1].press_button(group, sent.message_id, "Join"))
+    (update,) = await bot.get_updates(offset=offset, timeout=5)
+    query = update.callback_query
+    assert query is not None and query.data == "join" and query.from_user.id == users[1].id
+    assert query.message is not None and query.message.message_id == sent.message_id
+    await query.answer("You joined", show_alert=True)
+    answer = await press
+    assert (answer.text, answer.show_alert) == ("You joined", True)
+
+    with pytest.raises(BadRequest, match=r"(?i)query is too old"):
+        await query.answer("again")
+    with pytest.raises(AssertionError, match="no button"):
+        await users[1].press(group, sent.message_id, "leave")
+
+
+async def test_forged_press_and_unanswered_timeout(
+    fake_telegram: FakeTelegram, bot: Bot, ann: SimUser
+) -> None:
+    sent = await bot.send_message(ann.id, "menu", reply_markup=keyboard([("A", "a")]))
+    with pytest.raises(TimeoutError, match="did not answer"):
+        await ann.press(ann, sent.message_id, "cheat", forged=True, timeout=0.2)
+    updates = await bot.get_updates(timeout=0)
+    assert updates[-1].callback_query is not None
+    assert updates[-1].callback_query.data == "cheat"
+
+
+async def test_offset_and_allowed_updates(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    ann = fake_telegram.add_user("Ann")
+    await ann.start_bot(payload="ref42")
+    first = await bot.get_updates(timeout=0, allowed_updates=["message"])
+    assert first[0].message is not None and first[0].message.text == "/start ref42"
+    again = await bot.get_updates(timeout=0)  # not confirmed yet: delivered again
+    assert [u.update_id for u in again] == [u.update_id for u in first]
+    assert await bot.get_updates(offset=first[-1].update_id + 1, timeout=0) == ()
+    sent = await bot.send_message(ann.id, "m", reply_markup=keyboard([("A", "a")]))
+    with pytest.raises(AssertionError, match="allowed_updates"):
+        await ann.press(ann, sent.message_id, "a")
+    await bot.get_updates(timeout=0, allowed_updates=Update.ALL_TYPES)
+
+
+async def test_concurrent_polls_conflict(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    async with Bot(TEST_TOKEN, base_url=fake_telegram.base_url) as other:
+        first = asyncio.create_task(bot.get_updates(timeout=5))
+        await fake_telegram.wait_for(lambda: fake_telegram.received_count("getUpdates") >= 1)
+        second = asyncio.create_task(other.get_updates(timeout=0))
+        with pytest.raises(Conflict, match="only one bot instance"):
+            await first
+        assert await second == ()
+
+
+async def test_wait_for_message_wakes_on_change(
+    fake_telegram: FakeTelegram, bot: Bot, ann: SimUser
+) -> None:
+    waiter = asyncio.create_task(
+        fake_telegram.wait_for_message(ann, lambda m: "trump" in (m.text or ""), timeout=3)
+    )
+    await asyncio.sleep(0)
+    await bot.send_message(ann.id, "no")
+    await bot.send_message(ann.id, "trump is ♥")
+    assert (await waiter).text == "trump is ♥"
+    with pytest.raises(TimeoutError, match="recent calls"):
+        await fake_telegram.wait_for_message(ann, timeout=0.05)
+
+
+# ------------------------------------------------------------------ process
+
+
+async def test_bot_process_lifecycle(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    echo = Path(__file__).parent / "fakebot" / "echo_bot.py"
+    process = bot_process(command=[sys.executable, str(echo)])
+    await process.start()
+    assert process.running
+    startup = [c.method for c in fake_telegram.calls]
+    assert startup[:1] == ["getMe"] and "deleteWebhook" in startup
+    assert fake_telegram.commands_for() == [{"command": "start", "description": "Start"}]
+
+    ann = fake_telegram.add_user("Ann")
+    await ann.start_bot()
+    hello = await fake_telegram.wait_for_message(ann, lambda m: m.text == "hello")
+    assert (await ann.press_button(ann, hello.message_id, "Ping")).text == "pong"
+
+    process.kill()
+    await process.start()  # crash recovery: same workdir and database path
+    await ann.start_bot()
+    await fake_telegram.wait_for_message(ann, lambda m: m.text == "hello")
+
+    assert await process.stop() == 0
+    assert "start #2" in process.log_text()
+    fake_telegram.assert_no_unknown_calls()
