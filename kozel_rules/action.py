@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import NamedTuple
 
 from .card import Card, parse_cards
 
 
-class Verb(str, Enum):
+class Verb(StrEnum):
     LEAD = "lead"  # every variant: the trick's first cards (1 in ziege, 1-3 of a suit otherwise)
     BEAT = "beat"  # street/moscow: face up, beats the current top set one-to-one
     DISCARD = "discard"  # street/moscow: face down, any cards
@@ -31,7 +31,10 @@ class Verb(str, Enum):
 
 
 class Action(NamedTuple):
-    """One seat's action. ``cards`` are kept sorted (by card index) so equal actions compare equal."""
+    """One seat's action.
+
+    ``cards`` are kept sorted (by card index) so equal actions compare equal.
+    """
 
     seat: int
     verb: Verb

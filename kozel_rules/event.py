@@ -32,13 +32,43 @@ class CardsPlayed:
     def public(self) -> CardsPlayed:
         return replace(self, cards=()) if self.verb.is_face_down else self
 
+    def visible_to(self, seat: int | None) -> CardsPlayed:
+        return self if seat == self.seat else self.public()
+
 
 @dataclass(frozen=True)
-class ExchangeMade:
-    """ziege: the leader gave the partner a trump and got a plain card (cards are private)."""
+class CardGiven:
+    """ziege exchange, first half: the leader handed the partner a trump (private to both)."""
 
     leader: int
     partner: int
+    card: Card | None  # None in the public form
+
+    def public(self) -> CardGiven:
+        return replace(self, card=None)
+
+    def visible_to(self, seat: int | None) -> CardGiven:
+        return self if seat in (self.leader, self.partner) else self.public()
+
+
+@dataclass(frozen=True)
+class ExchangeMade:
+    """ziege: the leader gave the partner a trump and got a plain card (cards are private).
+
+    Emitted once, after the partner's ``return``; ``given``/``returned`` are ``None`` in the
+    public form (and in the form for seats other than the two partners).
+    """
+
+    leader: int
+    partner: int
+    given: Card | None = None
+    returned: Card | None = None
+
+    def public(self) -> ExchangeMade:
+        return replace(self, given=None, returned=None)
+
+    def visible_to(self, seat: int | None) -> ExchangeMade:
+        return self if seat in (self.leader, self.partner) else self.public()
 
 
 @dataclass(frozen=True)
@@ -75,6 +105,7 @@ class MatchEnded:
 Event = (
     DealStarted
     | CardsPlayed
+    | CardGiven
     | ExchangeMade
     | CardsReturned
     | TrickTaken
@@ -85,4 +116,14 @@ Event = (
 
 
 def public_event(event: Event) -> Event:
-    return event.public() if isinstance(event, CardsPlayed) else event
+    """The form of ``event`` every seat (and the group's table) may see."""
+    if isinstance(event, CardsPlayed | CardGiven | ExchangeMade):
+        return event.public()
+    return event
+
+
+def event_for_seat(event: Event, seat: int | None) -> Event:
+    """The form of ``event`` that ``seat`` may see (``None``: the public form)."""
+    if isinstance(event, CardsPlayed | CardGiven | ExchangeMade):
+        return event.visible_to(seat)
+    return event

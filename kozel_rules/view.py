@@ -52,3 +52,23 @@ class SeatView:
     last_deal: DealResult | None
     legal: tuple[Action, ...]  # this seat's legal actions now (empty in the public view)
     match_over: bool
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What ``seat`` knows about the current deal beyond its view (for computer players).
+
+    Everything here was shown to the seat (face-up cards are seen by all and may be
+    remembered, RULES.md "What each seat may see") or is the seat's own doing.
+    """
+
+    seat: int | None  # None: what every seat knows
+    deal_number: int
+    played: tuple[Card, ...]  # face-up cards of this deal's completed tricks
+    own_face_down: tuple[Card, ...]  # this seat's face-down cards of this deal (piles, table)
+    revealed: tuple[tuple[Card, ...], ...]  # per seat: cards it showed and took back, still held
+    given: tuple[tuple[Card, ...], ...]  # per seat: cards this seat gave it (ziege), still held
+    # ziege, per seat: plain suits it showed it lacks by not following (since its last draw)
+    void_suits: tuple[frozenset[Suit], ...]
+    void_trumps: tuple[bool, ...]  # ziege, per seat: showed it holds no trump (likewise)
+    unseen: tuple[Card, ...]  # cards this seat cannot place (other hands, stock, face-down)

@@ -1,0 +1,1085 @@
+"""The game state: the one implementation of the rules, in a compact form built for speed.
+
+:class:`Match` (``match.py``) is the checked, friendly API around a :class:`GameState`; computer
+players use :class:`GameState` directly for playouts.
+
+Representation
+--------------
+* A card is its index ``c`` (``suit * 9 + rank``); a set of cards is an ``int`` mask with bit ``c``
+  set (``1 << c``). Hands, piles and played sets are masks.
+* A *compact action* is a tuple ``(seat, verb_code, mask)``; ``VERB_OF_CODE[verb_code]`` is the
+  :class:`~kozel_rules.action.Verb`. :func:`to_action` / :func:`from_action` convert to and from
+  :class:`~kozel_rules.action.Action`.
+* :meth:`GameState.legal` lists every legal compact action of every seat (the seat to move and
+  seats that may declare a special lead); :meth:`GameState.step` applies one **without checking**
+  it (pass only actions from :meth:`legal`; :class:`Match` does the checking).
+
+Playouts (for computer players)
+-------------------------------
+::
+
+    st = match.state_copy()              # or GameState.copy(); cheap
+    st.determinize(seat, rng)            # resample what ``seat`` cannot see (optional)
+    result = st.playout(rng)             # uniform random legal actions to the deal's end
+    result.card_points, result.defeat_points
+
+or drive it yourself: ``while not st.deal_done(number): a = policy(st.legal()); st.step(a)``.
+``playout`` uses a tighter loop than ``legal()``/``step()`` for its choices, but makes exactly the
+same choices from the same ``rng`` (tests check this on thousands of deals).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ._tables import (
+    BIT,
+    Tables,
+    bits_of,
+    can_pair,
+    cards_of,
+    mask_points,
+    subsets_k,
+    subsets_upto,
+    tables_for,
+)
+from .action import Action, Verb
+from .card import CARDS, Suit
+from .errors import RecordError
+from .event import (
+    CardGiven,
+    CardsPlayed,
+    CardsReturned,
+    DealEnded,
+    DealStarted,
+    Event,
+    ExchangeMade,
+    MatchEnded,
+    QueenCaught,
+    TrickTaken,
+)
+from .result import DealResult, MatchResult
+from .variant import FirstLeader, NextDeal, Scoring, TrumpKind, Variant, get_variant
+
+# Phases
+LEAD, RESPOND, GIVE, RETURN, FORCED, OVER = range(6)
+PHASE_NAMES = ("lead", "respond", "give", "return", "forced-lead", "over")
+
+# Verb codes of compact actions
+V_LEAD, V_BEAT, V_DISCARD, V_MOLODKA, V_MOSCOW, V_PLAY, V_GIVE, V_RETURN = range(8)
+VERB_OF_CODE: tuple[Verb, ...] = (
+    Verb.LEAD,
+    Verb.BEAT,
+    Verb.DISCARD,
+    Verb.MOLODKA,
+    Verb.MOSCOW,
+    Verb.PLAY,
+    Verb.GIVE,
+    Verb.RETURN,
+)
+CODE_OF_VERB: dict[Verb, int] = {v: i for i, v in enumerate(VERB_OF_CODE)}
+
+CAction = tuple[int, int, int]
+"""A compact action: ``(seat, verb_code, card_mask)``."""
+
+Log = list[Event]
+
+
+def to_action(a: CAction) -> Action:
+    """The :class:`Action` of a compact action."""
+    return Action(a[0], VERB_OF_CODE[a[1]], cards_of(a[2]))
+
+
+def from_action(action: Action) -> CAction:
+    """The compact form of an :class:`Action` (no checks)."""
+    m = 0
+    for c in action.cards:
+        m |= 1 << int(c)
+    return (action.seat, CODE_OF_VERB[action.verb], m)
+
+
+def shuffled_deck(variant: Variant, seed: object, number: int) -> list[int]:
+    """Deal ``number``'s deck (top first) when the record gives none: a deterministic shuffle
+    from ``(seed, number)``, never the global ``random``."""
+    deck = [int(c) for c in variant.deck]
+    random.Random(f"{seed}/{number}").shuffle(deck)
+    return deck
+
+
+def default_dealer(seed: object, players: int) -> int:
+    """The first dealer when none is given: drawn from the match seed."""
+    return random.Random(f"{seed}/dealer").randrange(players)
+
+
+def check_deck(variant: Variant, deck: Sequence[int]) -> list[int]:
+    """``deck`` as a list of card indices; raises RecordError unless it is exactly the
+    variant's cards, each once."""
+    cards = [int(c) for c in deck]
+    want = sorted(int(c) for c in variant.deck)
+    if len(cards) != len(want):
+        raise RecordError(f"a {variant.name} deck has {len(want)} cards, not {len(cards)}")
+    if sorted(cards) != want:
+        seen: set[int] = set()
+        for c in cards:
+            if c in seen:
+                raise RecordError(f"card {CARDS[c]} appears twice in a deck")
+            seen.add(c)
+        extra = [str(CARDS[c]) for c in cards if c not in set(want)]
+        raise RecordError(f"cards not in a {variant.name} deck: {' '.join(extra)}")
+    return cards
+
+
+class GameState:
+    """A whole match in compact form. See the module docstring."""
+
+    __slots__ = (  # noqa: RUF023 (grouped by lifetime)
+        # fixed for the match, shared by copies
+        "variant",
+        "tb",
+        "n",
+        "seed",
+        "decks",
+        "side_of",
+        "nsides",
+        "partner",
+        "kverb",
+        "first_dealer",
+        # match
+        "in_game",
+        "sides_in",
+        "order_from",
+        "dist",
+        "defeat",
+        "out",
+        "results",
+        "eggs_fell",
+        "result",
+        "deal_no",
+        "dealer",
+        "decks_used",
+        # deal
+        "trump",
+        "trump_card",
+        "trump_pos",
+        "beaters",
+        "first_leader",
+        "hands",
+        "stock",
+        "piles",
+        "tricks",
+        "last_taker",
+        "seen_up",
+        "revealed",
+        "down",
+        "voids",
+        "gifts",
+        "spec",
+        "spec_any",
+        # trick
+        "phase",
+        "due",
+        "leader",
+        "order",
+        "pos",
+        "k",
+        "plays",
+        "top_seat",
+        "top_mask",
+        "spec_kind",
+        "spec_dist",
+        "tmask",
+        "upmask",
+        "led",
+        "best_seat",
+        "best_pow",
+        "q_seat",
+        "s_seat",
+        "forced",
+        "last_trick",
+    )
+
+    variant: Variant
+    tb: Tables
+    n: int
+    seed: object
+    decks: list[list[int]]
+    side_of: tuple[int, ...]
+    nsides: int
+    partner: tuple[int, ...]
+    kverb: tuple[int, ...]
+    first_dealer: int
+    in_game: list[bool]
+    sides_in: tuple[int, ...]
+    order_from: tuple[tuple[int, ...], ...]
+    dist: tuple[tuple[int, ...], ...]
+    defeat: list[int]
+    out: list[int]
+    results: list[DealResult]
+    eggs_fell: bool
+    result: MatchResult | None
+    deal_no: int
+    dealer: int
+    decks_used: list[list[int]]
+    trump: int
+    trump_card: int
+    trump_pos: int
+    beaters: tuple[int, ...]
+    first_leader: int
+    hands: list[int]
+    stock: list[int]
+    piles: list[int]
+    tricks: list[int]
+    last_taker: int
+    seen_up: int
+    revealed: list[int]
+    down: list[int]
+    voids: list[int]
+    gifts: list[tuple[int, int, int]]
+    spec: list[int]
+    spec_any: bool
+    phase: int
+    due: int
+    leader: int
+    order: tuple[int, ...]
+    pos: int
+    k: int
+    plays: list[CAction]
+    top_seat: int
+    top_mask: int
+    spec_kind: int
+    spec_dist: int
+    tmask: int
+    upmask: int
+    led: int
+    best_seat: int
+    best_pow: int
+    q_seat: int
+    s_seat: int
+    forced: int
+    last_trick: tuple[int, int, list[CAction], int] | None
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def new(
+        cls,
+        variant: str | Variant,
+        players: int = 4,
+        seed: object = 0,
+        dealer: int | None = None,
+        decks: Sequence[Sequence[int]] | None = None,
+        log: Log | None = None,
+    ) -> GameState:
+        """A new match, its first deal dealt. ``decks``: card indices (or Cards), top first."""
+        v = get_variant(variant)
+        if not isinstance(players, int) or players not in v.player_counts:
+            counts = ", ".join(map(str, v.player_counts))
+            raise RecordError(f"{v.name} is played by {counts} players, not {players!r}")
+        if dealer is None:
+            dealer = default_dealer(seed, players)
+        if not isinstance(dealer, int) or not 0 <= dealer < players:
+            raise RecordError(f"dealer must be a seat 0..{players - 1}, not {dealer!r}")
+        st = cls.__new__(cls)
+        st.variant = v
+        st.tb = tables_for(v)
+        st.n = players
+        st.seed = seed
+        st.decks = [check_deck(v, d) for d in (decks or [])]
+        if players == v.team_players:
+            st.side_of = tuple(s % 2 for s in range(players))
+            st.partner = tuple((s + players // 2) % players for s in range(players))
+        else:
+            st.side_of = tuple(range(players))
+            st.partner = tuple(range(players))
+        st.nsides = v.sides_for(players)
+        st.kverb = (0, *(CODE_OF_VERB[s.verb] for s in v.specials))
+        st.first_dealer = dealer
+        st.in_game = [True] * players
+        st.sides_in = tuple(range(st.nsides))
+        st._seat_tables()
+        st.defeat = [0] * st.nsides
+        st.out = []
+        st.results = []
+        st.eggs_fell = False
+        st.result = None
+        st.deal_no = 0
+        st.decks_used = []
+        leader = dealer if v.first_leader is FirstLeader.DEALER else st.next_in(dealer)
+        st._start_deal(dealer, leader, log)
+        return st
+
+    def _seat_tables(self) -> None:
+        n = self.n
+        ing = self.in_game
+        order_from = []
+        dist = []
+        for s in range(n):
+            order = tuple((s + i) % n for i in range(n) if ing[(s + i) % n])
+            order_from.append(order)
+            d = [n] * n
+            for i, x in enumerate(order):
+                d[x] = i
+            dist.append(tuple(d))
+        self.order_from = tuple(order_from)
+        self.dist = tuple(dist)
+
+    def next_in(self, seat: int) -> int:
+        """The next seat still in, clockwise after ``seat``."""
+        for i in range(1, self.n + 1):
+            s = (seat + i) % self.n
+            if self.in_game[s]:
+                return s
+        raise AssertionError("no seat in the game")
+
+    def prev_in(self, seat: int) -> int:
+        """The previous seat still in, counter-clockwise before ``seat``."""
+        for i in range(1, self.n + 1):
+            s = (seat - i) % self.n
+            if self.in_game[s]:
+                return s
+        raise AssertionError("no seat in the game")
+
+    def copy(self) -> GameState:
+        """An independent copy (the match's fixed data is shared)."""
+        st = GameState.__new__(GameState)
+        st.variant = self.variant
+        st.tb = self.tb
+        st.n = self.n
+        st.seed = self.seed
+        st.decks = self.decks
+        st.side_of = self.side_of
+        st.nsides = self.nsides
+        st.partner = self.partner
+        st.kverb = self.kverb
+        st.first_dealer = self.first_dealer
+        st.in_game = self.in_game[:]
+        st.sides_in = self.sides_in
+        st.order_from = self.order_from
+        st.dist = self.dist
+        st.defeat = self.defeat[:]
+        st.out = self.out[:]
+        st.results = self.results[:]
+        st.eggs_fell = self.eggs_fell
+        st.result = self.result
+        st.deal_no = self.deal_no
+        st.dealer = self.dealer
+        st.decks_used = self.decks_used[:]
+        st.trump = self.trump
+        st.trump_card = self.trump_card
+        st.trump_pos = self.trump_pos
+        st.beaters = self.beaters
+        st.first_leader = self.first_leader
+        st.hands = self.hands[:]
+        st.stock = self.stock[:]
+        st.piles = self.piles[:]
+        st.tricks = self.tricks[:]
+        st.last_taker = self.last_taker
+        st.seen_up = self.seen_up
+        st.revealed = self.revealed[:]
+        st.down = self.down[:]
+        st.voids = self.voids[:]
+        st.gifts = self.gifts[:]
+        st.spec = self.spec[:]
+        st.spec_any = self.spec_any
+        st.phase = self.phase
+        st.due = self.due
+        st.leader = self.leader
+        st.order = self.order
+        st.pos = self.pos
+        st.k = self.k
+        st.plays = self.plays[:]
+        st.top_seat = self.top_seat
+        st.top_mask = self.top_mask
+        st.spec_kind = self.spec_kind
+        st.spec_dist = self.spec_dist
+        st.tmask = self.tmask
+        st.upmask = self.upmask
+        st.led = self.led
+        st.best_seat = self.best_seat
+        st.best_pow = self.best_pow
+        st.q_seat = self.q_seat
+        st.s_seat = self.s_seat
+        st.forced = self.forced
+        st.last_trick = self.last_trick
+        return st
+
+    # ------------------------------------------------------------------ deals
+
+    def _start_deal(self, dealer: int, leader: int, log: Log | None) -> None:
+        self.deal_no += 1
+        no = self.deal_no
+        deck = self.decks[no - 1] if no <= len(self.decks) else self._future_deck(no)
+        self.decks_used.append(deck)
+        self.dealer = dealer
+        tb = self.tb
+        n = self.n
+        hands = [0] * n
+        order = self.order_from[self.next_in(dealer)]
+        i = 0
+        for _ in range(tb.hand_size):
+            for s in order:
+                hands[s] |= BIT[deck[i]]
+                i += 1
+        rest = deck[i:]
+        kind = tb.trump_kind
+        if kind is TrumpKind.MIDDLE:
+            mid = len(rest) // 2
+            tc = rest[mid]
+            self.trump_pos = len(rest) - 1 - mid  # index in the stock list (top at the end)
+        elif kind is TrumpKind.TURNED:
+            tc = rest[0]
+            rest = [*rest[1:], tc]
+            self.trump_pos = 0
+        else:
+            tc = -1
+            self.trump_pos = -1
+        self.stock = [BIT[c] for c in reversed(rest)]
+        self.trump_card = tc
+        self.trump = tc // 9 if tc >= 0 else -1
+        self.beaters = tb.beaters[self.trump] if tc >= 0 else ()
+        self.hands = hands
+        self.piles = [0] * n
+        self.tricks = [0] * n
+        self.last_taker = -1
+        self.seen_up = 0
+        self.revealed = [0] * n
+        self.down = [0] * n
+        self.voids = [0] * n
+        self.gifts = []
+        if tb.has_specials:
+            self.spec = [tb.special_kind(h) if h else 0 for h in hands]
+        else:
+            self.spec = [0] * n
+        self.spec_any = any(self.spec)
+        self.first_leader = leader
+        self.last_trick = None
+        if log is not None:
+            log.append(
+                DealStarted(
+                    number=no,
+                    dealer=dealer,
+                    first_leader=leader,
+                    trump=Suit(self.trump) if self.trump >= 0 else None,
+                    trump_card=CARDS[tc] if tc >= 0 else None,
+                )
+            )
+        self._begin_trick(leader)
+
+    def _future_deck(self, number: int) -> list[int]:
+        return shuffled_deck(self.variant, self.seed, number)
+
+    def _begin_trick(self, due: int) -> None:
+        self.due = due
+        self.leader = due
+        self.order = self.order_from[due]
+        self.pos = 0
+        self.k = 0
+        self.plays = []
+        self.top_seat = -1
+        self.top_mask = 0
+        self.spec_kind = 0
+        self.spec_dist = self.n
+        self.tmask = 0
+        self.upmask = 0
+        self.q_seat = -1
+        self.s_seat = -1
+        tb = self.tb
+        if tb.exchange:
+            hands = self.hands
+            if not hands[due] & tb.plain_mask and hands[self.partner[due]] & tb.plain_mask:
+                self.phase = GIVE
+                return
+        self.phase = LEAD
+
+    def _end_trick(self, taker: int, log: Log | None) -> None:
+        self.piles[taker] |= self.tmask
+        self.tricks[taker] += 1
+        self.last_taker = taker
+        self.seen_up |= self.upmask
+        self.last_trick = (self.leader, self.due, self.plays, taker)
+        hands = self.hands
+        if log is not None:
+            log.append(
+                TrickTaken(seat=taker, side=self.side_of[taker], cards=self.tmask.bit_count())
+            )
+        stock = self.stock
+        if stock:
+            order = self.order_from[taker]
+            rounds = min(self.k, len(stock) // len(order))
+            for _ in range(rounds):
+                for s in order:
+                    hands[s] |= stock.pop()
+            tb = self.tb
+            if tb.follow:
+                self.voids = [0] * self.n
+            elif tb.has_specials:
+                sk = tb.special_kind
+                spec = self.spec
+                for s in order:
+                    spec[s] = sk(hands[s])
+                self.spec_any = any(spec)
+        if hands[taker]:
+            self._begin_trick(taker)
+        else:
+            self._end_deal(-1, log)
+
+    def _end_deal(self, queen_side: int, log: Log | None) -> None:
+        v = self.variant
+        n = self.n
+        side_of = self.side_of
+        ns = self.nsides
+        sides_in = self.sides_in
+        tricks = [0] * ns
+        cp = [0] * ns
+        award = [0] * ns
+        for s in range(n):
+            tricks[side_of[s]] += self.tricks[s]
+        caught = queen_side >= 0
+        eggs = False
+        best = 0
+        if caught:
+            assert v.queen_catch is not None
+            award[queen_side] = v.queen_catch.award
+        else:
+            for s in range(n):
+                cp[side_of[s]] += mask_points(self.piles[s])
+            sc: Scoring = v.scoring_for(len(sides_in))
+            best = max(cp[x] for x in sides_in)
+            top = [x for x in sides_in if cp[x] == best]
+            for x in sides_in:
+                if x in top:
+                    award[x] = 0 if len(top) == 1 else sc.top_tie_award
+                else:
+                    award[x] = sc.award(cp[x], tricks[x])
+            eggs = len(sides_in) == 2 and len(top) == 2
+        defeat = self.defeat
+        for x in sides_in:
+            defeat[x] += award[x]
+        going = [x for x in sides_in if defeat[x] >= v.out_at]
+        if going and len(going) == len(sides_in):
+            most = max(defeat[x] for x in going)
+            going = [x for x in going if defeat[x] == most]
+            if len(going) == len(sides_in):
+                going = []
+        # the deal's winner (for NextDeal.WINNER_DEALS), from the seats that played the deal
+        deal_order = self.order_from[self.next_in(self.dealer)]
+        winner = deal_order[0]
+        if not caught:
+            for s in deal_order:
+                if cp[side_of[s]] == best:
+                    winner = s
+                    break
+        result = DealResult(
+            number=self.deal_no,
+            dealer=self.dealer,
+            trump=Suit(self.trump) if self.trump >= 0 else None,
+            first_leader=self.first_leader,
+            tricks=tuple(tricks),
+            card_points=tuple(cp),
+            defeat_points=tuple(award),
+            eggs=eggs,
+            queen_caught=caught,
+            queen_side=queen_side if caught else None,
+            last_trick_seat=self.last_taker if self.last_taker >= 0 else None,
+            out=tuple(sorted(going)),
+        )
+        self.results.append(result)
+        if eggs:
+            self.eggs_fell = True
+        if log is not None:
+            log.append(DealEnded(result))
+        if going:
+            # within one deal: fewer defeat points first, so the last one out is the goat
+            for x in sorted(going, key=lambda x: (defeat[x], -x)):
+                self.out.append(x)
+            for s in range(n):
+                if side_of[s] in going:
+                    self.in_game[s] = False
+                    self.hands[s] = 0
+            self.sides_in = tuple(x for x in sides_in if x not in going)
+            self._seat_tables()
+        if len(self.sides_in) <= 1:
+            self.phase = OVER
+            self.result = MatchResult(
+                defeat_points=tuple(defeat),
+                winners=self.sides_in,
+                losers=tuple(self.out),
+                goat=self.out[-1],
+                goat_with_eggs=self.eggs_fell,
+                deals=self.deal_no,
+            )
+            if log is not None:
+                log.append(MatchEnded(self.result))
+            return
+        rule = v.next_deal
+        if rule is NextDeal.LAST_TRICK_LEADS:
+            leader = self.last_taker if self.last_taker >= 0 else self.next_in(self.dealer)
+            if not self.in_game[leader]:
+                leader = self.next_in(leader)
+            self._start_deal(self.prev_in(leader), leader, log)
+            return
+        if rule is NextDeal.WINNER_DEALS:
+            dealer = winner if self.in_game[winner] else self.next_in(winner)
+        else:
+            dealer = self.next_in(self.dealer)
+        leader = dealer if v.first_leader is FirstLeader.DEALER else self.next_in(dealer)
+        self._start_deal(dealer, leader, log)
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def to_move(self) -> int | None:
+        ph = self.phase
+        if ph == RESPOND:
+            return self.order[self.pos]
+        if ph == OVER:
+            return None
+        if ph == RETURN:
+            return self.partner[self.due]
+        return self.due
+
+    @property
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.phase]
+
+    def trump_card_in_stock(self) -> bool:
+        return self.trump_pos >= 0 and len(self.stock) > self.trump_pos
+
+    def deal_done(self, number: int) -> bool:
+        """Has deal ``number`` been scored (or the match ended)?"""
+        return self.deal_no > number or self.phase == OVER
+
+    def legal(self) -> list[CAction]:
+        """Every legal compact action of every seat, in a fixed order."""
+        ph = self.phase
+        tb = self.tb
+        hands = self.hands
+        if tb.follow:
+            if ph == RESPOND:
+                seat = self.order[self.pos]
+                h = hands[seat]
+                c = h & tb.follow_mask[self.led]
+                if not c:
+                    c = h
+                out = []
+                while c:
+                    b = c & -c
+                    out.append((seat, V_PLAY, b))
+                    c ^= b
+                return out
+            if ph == LEAD:
+                seat = self.due
+                h = hands[seat]
+                c = h & tb.plain_mask if self.variant.trump_lead_ban else h
+                if not c:
+                    c = h
+                out = []
+                while c:
+                    b = c & -c
+                    out.append((seat, V_LEAD, b))
+                    c ^= b
+                return out
+            if ph == GIVE:
+                seat = self.due
+                return [(seat, V_GIVE, b) for b in bits_of(hands[seat])]
+            if ph == RETURN:
+                seat = self.partner[self.due]
+                return [(seat, V_RETURN, b) for b in bits_of(hands[seat] & tb.plain_mask)]
+            if ph == FORCED:
+                return [(self.due, V_LEAD, self.forced)]
+            return []
+        if ph == RESPOND:
+            seat = self.order[self.pos]
+            h = hands[seat]
+            k = self.k
+            subs = subsets_k(h, k)
+            out = [(seat, V_DISCARD, s) for s in subs]
+            beaters = self.beaters
+            top = self.top_mask
+            if k == 1:
+                bt = beaters[top.bit_length() - 1]
+                if h & bt:
+                    for s in subs:
+                        if s & bt:
+                            out.append((seat, V_BEAT, s))
+            else:
+                tops = [b.bit_length() - 1 for b in bits_of(top)]
+                for t in tops:
+                    if not h & beaters[t]:
+                        break
+                else:
+                    for s in subs:
+                        if can_pair(bits_of(s), tops, beaters):
+                            out.append((seat, V_BEAT, s))
+        elif ph == LEAD:
+            seat = self.due
+            h = hands[seat]
+            out = []
+            for sm in (0x1FF, 0x1FF << 9, 0x1FF << 18, 0x1FF << 27):
+                hs = h & sm
+                if hs:
+                    for s in subsets_upto(hs, self.variant.max_lead):
+                        out.append((seat, V_LEAD, s))
+        else:
+            return []
+        if self.spec_any:
+            spec = self.spec
+            sk = self.spec_kind
+            sd = self.spec_dist
+            dist = self.dist[self.due]
+            kverb = self.kverb
+            for s in self.order_from[self.due]:
+                kind = spec[s]
+                if kind and (kind > sk or (kind == sk and dist[s] < sd)):
+                    out.append((s, kverb[kind], hands[s]))
+        return out
+
+    def legal_for(self, seat: int) -> list[CAction]:
+        return [a for a in self.legal() if a[0] == seat]
+
+    # ------------------------------------------------------------------ applying
+
+    def step(self, a: CAction, log: Log | None = None) -> None:
+        """Apply a legal compact action (unchecked). With ``log``, append the events."""
+        seat, verb, m = a
+        if verb == V_PLAY:
+            self.hands[seat] ^= m
+            self.plays.append(a)
+            self.tmask |= m
+            self.upmask |= m
+            c = m.bit_length() - 1
+            tb = self.tb
+            p = tb.power[self.led][c]
+            if p > self.best_pow:
+                self.best_pow = p
+                self.best_seat = seat
+            if not m & tb.follow_mask[self.led]:
+                self.voids[seat] |= 1 << self.led
+            if log is not None:
+                log.append(CardsPlayed(seat, Verb.PLAY, (CARDS[c],), 1))
+            if m & tb.catch_mask and self._queen_caught(seat, m, log):
+                return
+            self.pos += 1
+            if self.pos == len(self.order):
+                self._end_trick(self.best_seat, log)
+        elif verb in (V_DISCARD, V_BEAT):
+            self.hands[seat] ^= m
+            if self.spec[seat]:
+                self.spec[seat] = 0
+                self.spec_any = any(self.spec)
+            self.plays.append(a)
+            self.tmask |= m
+            if verb == V_BEAT:
+                self.top_seat = seat
+                self.top_mask = m
+                self.upmask |= m
+            else:
+                self.down[seat] |= m
+            if log is not None:
+                vb = VERB_OF_CODE[verb]
+                log.append(CardsPlayed(seat, vb, cards_of(m), m.bit_count()))
+            self.pos += 1
+            if self.pos == len(self.order):
+                self._end_trick(self.top_seat, log)
+        elif verb == V_LEAD:
+            self.hands[seat] ^= m
+            self.plays = [a]
+            self.tmask = m
+            self.upmask = m
+            self.pos = 1
+            self.phase = RESPOND
+            tb = self.tb
+            if log is not None:
+                log.append(CardsPlayed(seat, Verb.LEAD, cards_of(m), m.bit_count()))
+            if tb.follow:
+                c = m.bit_length() - 1
+                self.k = 1
+                self.led = tb.key[c]
+                self.best_pow = tb.power[self.led][c]
+                self.best_seat = seat
+                if m & tb.catch_mask:
+                    self._queen_caught(seat, m, log)
+            else:
+                if self.spec[seat]:
+                    self.spec[seat] = 0
+                    self.spec_any = any(self.spec)
+                self.k = m.bit_count()
+                self.top_seat = seat
+                self.top_mask = m
+        elif verb == V_GIVE:
+            partner = self.partner[seat]
+            self.hands[seat] ^= m
+            self.hands[partner] |= m
+            self.voids[partner] &= ~(1 << self.tb.TRUMP_KEY)
+            self.gifts.append((seat, partner, m))
+            self.phase = RETURN
+            if log is not None:
+                log.append(CardGiven(seat, partner, CARDS[m.bit_length() - 1]))
+        elif verb == V_RETURN:
+            leader = self.due
+            self.hands[seat] ^= m
+            self.hands[leader] |= m
+            self.forced = m
+            self.phase = FORCED
+            if log is not None:
+                given = self.gifts[-1][2]
+                log.append(
+                    ExchangeMade(
+                        leader,
+                        seat,
+                        given=CARDS[given.bit_length() - 1],
+                        returned=CARDS[m.bit_length() - 1],
+                    )
+                )
+        else:  # a special lead
+            self._declare(seat, verb, m, log)
+
+    def _queen_caught(self, seat: int, m: int, log: Log | None) -> bool:
+        tb = self.tb
+        if m & tb.queen_bit:
+            self.q_seat = seat
+        else:
+            self.s_seat = seat
+        q, s = self.q_seat, self.s_seat
+        if q < 0 or s < 0 or self.side_of[q] == self.side_of[s]:
+            return False
+        if log is not None:
+            log.append(QueenCaught(queen_seat=q, seven_seat=s))
+        self._end_deal(self.side_of[q], log)
+        return True
+
+    def _declare(self, seat: int, verb: int, m: int, log: Log | None) -> None:
+        hands = self.hands
+        spec = self.spec
+        plays = self.plays
+        if plays:
+            sk = self.tb.special_kind
+            for s, vb, mm in plays:
+                hands[s] |= mm
+                if vb == V_DISCARD:
+                    self.down[s] &= ~mm
+                else:
+                    self.revealed[s] |= mm
+            for s, _, _ in plays:
+                spec[s] = sk(hands[s])
+            if log is not None:
+                log.append(CardsReturned(declarer=seat, verb=VERB_OF_CODE[verb]))
+        kind = spec[seat]
+        hands[seat] ^= m
+        spec[seat] = 0
+        self.spec_any = any(spec)
+        self.leader = seat
+        self.order = self.order_from[seat]
+        self.pos = 1
+        self.k = m.bit_count()
+        self.plays = [(seat, verb, m)]
+        self.top_seat = seat
+        self.top_mask = m
+        self.tmask = m
+        self.upmask = m
+        self.spec_kind = kind
+        self.spec_dist = self.dist[self.due][seat]
+        self.phase = RESPOND
+        if log is not None:
+            log.append(CardsPlayed(seat, VERB_OF_CODE[verb], cards_of(m), m.bit_count()))
+
+    # ------------------------------------------------------------------ playouts
+
+    def playout(
+        self,
+        rng: random.Random,
+        policy: Callable[[GameState, list[CAction]], CAction] | None = None,
+    ) -> DealResult | None:
+        """Play the current deal to its end and return its result (``None`` if the match was
+        already over). Without ``policy``: uniform random legal actions, the same choices
+        ``rng`` would make over ``legal()`` (``legal()[int(rng.random() * len)]``), through a
+        faster loop. With ``policy``: ``policy(state, legal)`` picks each action."""
+        if self.phase == OVER:
+            return None
+        number = self.deal_no
+        if policy is not None:
+            while self.deal_no == number and self.phase != OVER:
+                self.step(policy(self, self.legal()))
+        elif self.tb.follow:
+            self._playout_follow(rng.random, number)
+        else:
+            rand = rng.random
+            legal = self.legal
+            step = self.step
+            while self.deal_no == number and self.phase != OVER:
+                acts = legal()
+                step(acts[int(rand() * len(acts))])
+        return self.results[number - 1]
+
+    def _playout_follow(self, rand: Callable[[], float], number: int) -> None:
+        """Uniform random play of a FOLLOW (ziege) deal; mirrors ``legal()`` + ``step()``."""
+        tb = self.tb
+        follow_mask = tb.follow_mask
+        plain = tb.plain_mask
+        ban = self.variant.trump_lead_ban
+        catch = tb.catch_mask
+        power = tb.power
+        key = tb.key
+        while self.deal_no == number and self.phase != OVER:
+            ph = self.phase
+            if ph == RESPOND:
+                seat = self.order[self.pos]
+                h = self.hands[seat]
+                c = h & follow_mask[self.led]
+                if not c:
+                    c = h
+                m = _pick_bit(c, rand)
+                self.hands[seat] = h ^ m
+                self.plays.append((seat, V_PLAY, m))
+                self.tmask |= m
+                self.upmask |= m
+                p = power[self.led][m.bit_length() - 1]
+                if p > self.best_pow:
+                    self.best_pow = p
+                    self.best_seat = seat
+                if not m & follow_mask[self.led]:
+                    self.voids[seat] |= 1 << self.led
+                if m & catch and self._queen_caught(seat, m, None):
+                    continue
+                self.pos += 1
+                if self.pos == len(self.order):
+                    self._end_trick(self.best_seat, None)
+            elif ph == LEAD:
+                seat = self.due
+                h = self.hands[seat]
+                c = h & plain if ban else h
+                if not c:
+                    c = h
+                m = _pick_bit(c, rand)
+                self.hands[seat] = h ^ m
+                self.plays = [(seat, V_LEAD, m)]
+                self.tmask = m
+                self.upmask = m
+                self.pos = 1
+                self.phase = RESPOND
+                c = m.bit_length() - 1
+                self.k = 1
+                self.led = key[c]
+                self.best_pow = power[self.led][c]
+                self.best_seat = seat
+                if m & catch:
+                    self._queen_caught(seat, m, None)
+            else:
+                acts = self.legal()
+                self.step(acts[int(rand() * len(acts))])
+
+    # ------------------------------------------------------------------ knowledge
+
+    def unseen_by(self, seat: int) -> int:
+        """Mask of the cards ``seat`` cannot place: other hands (except cards it saw returned
+        to them or gave them), the stock (except a trump card known to be in it), and other
+        seats' face-down cards."""
+        known = self.hands[seat] | self.seen_up | self.upmask | self.down[seat]
+        for s in range(self.n):
+            known |= self.revealed[s] & self.hands[s]
+        for giver, receiver, m in self.gifts:
+            if giver == seat and self.hands[receiver] & m:
+                known |= m
+        if self.trump_card_in_stock():
+            known |= BIT[self.trump_card]
+        deal_cards = 0
+        for h in self.hands:
+            deal_cards |= h
+        for p in self.piles:
+            deal_cards |= p
+        for b in self.stock:
+            deal_cards |= b
+        deal_cards |= self.tmask
+        return deal_cards & ~known
+
+    def determinize(self, seat: int, rng: random.Random, tries: int = 20) -> None:
+        """Redistribute at random every card ``seat`` cannot place (see :meth:`unseen_by`)
+        among the places it cannot see, keeping every count; in ziege, known voids are
+        respected when ``tries`` shuffles allow. Future deals are reseeded from ``rng`` so a
+        playout never sees the real next decks."""
+        unseen = self.unseen_by(seat)
+        pool = [b for b in bits_of(unseen)]
+        n = self.n
+        # the places: other hands, the stock, other seats' face-down cards (piles, table)
+        hand_slots = [0] * n
+        for s in range(n):
+            if s != seat:
+                hand_slots[s] = (self.hands[s] & unseen).bit_count()
+        stock_idx = [i for i, b in enumerate(self.stock) if b & unseen]
+        pile_slots = [(self.piles[s] & unseen).bit_count() for s in range(n)]
+        table_idx = [i for i, (_, _, m) in enumerate(self.plays) if m & unseen]
+        voids = self.voids
+        follow_mask = self.tb.follow_mask
+        forbid = [0] * n
+        for s in range(n):
+            for key in range(5):
+                if voids[s] >> key & 1:
+                    forbid[s] |= follow_mask[key]
+        for attempt in range(tries + 1):
+            rng.shuffle(pool)
+            i = 0
+            new_hands = [0] * n
+            ok = True
+            for s in range(n):
+                cnt = hand_slots[s]
+                got = 0
+                for b in pool[i : i + cnt]:
+                    got |= b
+                i += cnt
+                if got & forbid[s] and attempt < tries:
+                    ok = False
+                    break
+                new_hands[s] = got
+            if ok:
+                break
+        for s in range(n):
+            if s != seat:
+                self.hands[s] = (self.hands[s] & ~unseen) | new_hands[s]
+        for j in stock_idx:
+            self.stock[j] = pool[i]
+            i += 1
+        for s in range(n):
+            cnt = pile_slots[s]
+            got = 0
+            for b in pool[i : i + cnt]:
+                got |= b
+            i += cnt
+            self.piles[s] = (self.piles[s] & ~unseen) | got
+        for j in table_idx:
+            s, vb, m = self.plays[j]
+            cnt = m.bit_count()
+            got = 0
+            for b in pool[i : i + cnt]:
+                got |= b
+            i += cnt
+            self.plays[j] = (s, vb, got)
+        self.tmask = 0
+        for _, _, m in self.plays:
+            self.tmask |= m
+        if self.tb.has_specials:
+            sk = self.tb.special_kind
+            self.spec = [sk(h) if h else 0 for h in self.hands]
+            self.spec_any = any(self.spec)
+        self.decks = self.decks[: self.deal_no]
+        self.seed = rng.random()
+
+    # ------------------------------------------------------------------ state as data
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every field, for tests and debugging (not a save format: use Match.to_json)."""
+        return {name: getattr(self, name) for name in GameState.__slots__ if name != "tb"}
+
+
+def _pick_bit(c: int, rand: Callable[[], float]) -> int:
+    """The ``int(rand() * popcount)``-th lowest set bit of ``c`` (as ``legal()`` lists them)."""
+    i = int(rand() * c.bit_count())
+    while i:
+        c &= c - 1
+        i -= 1
+    return c & -c
