@@ -266,6 +266,25 @@ async def test_kicked_and_readded(fake_telegram: FakeTelegram, bot: Bot) -> None
         await bot.send_message(group.id, "gone")
 
 
+async def test_membership_and_privacy(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    ann, bob = fake_telegram.add_user("Ann"), fake_telegram.add_user("Bob", username="bob")
+    group = fake_telegram.add_group("G", [ann], supergroup=True, username="kozel_club")
+    assert (await bot.get_chat("@kozel_club")).id == group.id
+    joined = fake_telegram.user_joins(group, bob)
+    assert joined.delivered  # service messages reach a bot in privacy mode
+    question = await bot.send_message(group.id, "Who plays?")
+    assert (await bob.send(group, "me", reply_to=question.message_id)).delivered
+    fake_telegram.user_leaves(group, bob)
+    updates = await bot.get_updates(timeout=0)
+    service = [u.message for u in updates if u.message]
+    assert [u.id for u in service[0].new_chat_members] == [bob.id]
+    assert service[1].reply_to_message is not None
+    assert service[2].left_chat_member is not None
+    assert (await bot.get_chat_member(group.id, bob.id)).status == "left"
+    fake_telegram.privacy_mode = False
+    assert (await ann.send(group, "just chatting")).delivered
+
+
 # ------------------------------------------------------------------ updates
 
 

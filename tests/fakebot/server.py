@@ -496,8 +496,8 @@ class FakeTelegram:
         chat = self.chat(ref)
         if isinstance(chat, SimGroup) and not chat.is_member(user):
             raise AssertionError(f"{user.first_name} is not in {chat.title!r}")
-        if chat.type == "private" and chat is not user.private_chat:
-            raise AssertionError("a user can only press buttons in their own private chat")
+        if chat.type == "private" and (chat is not user.private_chat or user.blocked):
+            raise AssertionError("a user can only press in their own chat with an unblocked bot")
         message = self.message(chat, message_id)
         if not message.from_bot:
             raise AssertionError(f"message {message_id} in chat {chat.id} is not the bot's")
