@@ -616,6 +616,11 @@ class FakeTelegram:
 
     # ================================================================== waiting
 
+    def mark(self) -> int:
+        """The current event number, for ``since=`` of the ``wait_for_*`` helpers: take it
+        before an action, so that a reply that comes before the wait starts still counts."""
+        return self._last_seq
+
     async def wait_for(
         self, predicate: Callable[[], T | None], timeout: float = 5.0, *, what: str | None = None
     ) -> T:
@@ -642,11 +647,16 @@ class FakeTelegram:
         *,
         timeout: float = 5.0,
         new: bool = True,
+        since: int | None = None,
     ) -> StoredMessage:
-        """Wait for a bot message in the chat matching ``predicate``; with ``new`` only
-        messages sent or edited after this call count.  Newest match wins."""
+        """Wait for a bot message in the chat matching ``predicate``; newest match wins.
+
+        Only messages sent or edited after ``since`` (a :meth:`mark`) count; without it,
+        ``new`` means "after this call" and ``new=False`` accepts any current message.
+        """
         chat = self.chat(ref)
-        since = self._last_seq if new else 0
+        if since is None:
+            since = self._last_seq if new else 0
 
         def find() -> StoredMessage | None:
             for message in reversed(list(chat.messages.values())):
@@ -668,10 +678,13 @@ class FakeTelegram:
         *,
         timeout: float = 5.0,
         new: bool = True,
+        since: int | None = None,
     ) -> Call:
-        """Wait for an answered call of ``method`` (made after this call if ``new``)."""
+        """Wait for an answered call of ``method`` made after ``since`` (a :meth:`mark`), or
+        after this call if ``new``, or at any time."""
         name = method.lower()
-        since = self._last_seq if new else 0
+        if since is None:
+            since = self._last_seq if new else 0
 
         def find() -> Call | None:
             for call in self.calls:
