@@ -88,8 +88,8 @@ def _teams(t: Translator) -> str:
 
 
 def _deck(t: Translator, cards: int, lowest: int) -> str:
+    # TRANSLATORS: {n} is the number of cards (32 or 36), {low} the lowest rank (7 or 6).
     return t.n_(
-        # TRANSLATORS: {n} is the number of cards (32 or 36), {low} the lowest rank (7 or 6).
         "<b>Deck:</b> {n} card, from {low} up to the ace.",
         "<b>Deck:</b> {n} cards, from {low} up to the ace.",
         cards,
@@ -113,8 +113,8 @@ def _card_points(t: Translator) -> str:
 
 
 def _team_match(t: Translator) -> str:
+    # TRANSLATORS: {n} is the number of defeat points that ends the match (12).
     return t.n_(
-        # TRANSLATORS: {n} is the number of defeat points that ends the match (12).
         "<b>Match:</b> deals go on until a team reaches {n} defeat point. That team loses the "
         "match — it is the goat.",
         "<b>Match:</b> deals go on until a team reaches {n} defeat points. That team loses the "
@@ -266,8 +266,8 @@ def _moscow(t: Translator) -> list[str]:
             "two or three tie for the most, each of them gets 2); every other player gets 2 "
             "with 21 or more, 4 with 20 or fewer, 6 if they took no trick."
         ),
+        # TRANSLATORS: {n} is the number of defeat points that puts a side out (12).
         t.n_(
-            # TRANSLATORS: {n} is the number of defeat points that puts a side out (12).
             "<b>Match:</b> after each deal, a side that has reached {n} defeat point is out "
             "— unless that would put out everyone left: then only the one with the most is out "
             "(on a tie, nobody). With two sides, the one out loses: it is the goat. With three "
