@@ -83,7 +83,12 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
             table_interval=config.table_interval,
             hand_interval=config.hand_interval,
         )
-        core = Core(storage, TelegramMessenger(app.bot, _migrate_hook(app)), JobScheduler(app.job_queue), settings)
+        core = Core(
+            storage,
+            TelegramMessenger(app.bot, _migrate_hook(app)),
+            JobScheduler(app.job_queue),
+            settings,
+        )
         app.bot_data["core"] = core
         await _register_commands(app)
         resumed = await resume_all(core)

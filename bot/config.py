@@ -12,7 +12,8 @@ HELP = """kozel-bot — the Kozel card game bot for Telegram group chats (long p
 Environment:
   KOZEL_BOT_TOKEN    the bot's token from @BotFather (required)
   KOZEL_DB           SQLite database file (default: kozel.sqlite3 in the working directory)
-  KOZEL_BOT_API_URL  Bot API base URL (default: https://api.telegram.org; set it for a local Bot API server)
+  KOZEL_BOT_API_URL  Bot API base URL (default: https://api.telegram.org;
+                     set it to use a local Bot API server)
   KOZEL_LOG_LEVEL    DEBUG, INFO, WARNING or ERROR (default: INFO)
   KOZEL_AI_DELAY     seconds a computer player waits before it moves (default: 1.2)
   KOZEL_LOCALES      folder of the gettext catalogs (default: the project's locales/)
@@ -38,10 +39,14 @@ class Config:
         env = dict(os.environ if env is None else env)
         token = env.get("KOZEL_BOT_TOKEN", "").strip()
         if not token:
-            raise ConfigError("KOZEL_BOT_TOKEN is not set: get a token from @BotFather and export it")
+            raise ConfigError(
+                "KOZEL_BOT_TOKEN is not set: get a token from @BotFather and export it"
+            )
         level = env.get("KOZEL_LOG_LEVEL", "INFO").upper()
         if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-            raise ConfigError(f"KOZEL_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level!r}")
+            raise ConfigError(
+                f"KOZEL_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level!r}"
+            )
         try:
             ai_delay = float(env.get("KOZEL_AI_DELAY", "1.2"))
             table_interval = float(env.get("KOZEL_TABLE_INTERVAL", "1.0"))

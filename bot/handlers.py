@@ -81,7 +81,8 @@ async def start_command(update: Update, context: Context) -> None:
     chat = chat_of(update)
     if not chat.is_private:
         answer = chat_service.help_screen(
-            await chat_service.translator_for(core_of(context), chat, person_of(update)), private=False
+            await chat_service.translator_for(core_of(context), chat, person_of(update)),
+            private=False,
         )
         await reply(update.effective_message, Reply(screen=answer))
         return
@@ -93,7 +94,9 @@ async def start_command(update: Update, context: Context) -> None:
 async def help_command(update: Update, context: Context) -> None:
     chat = chat_of(update)
     t = await chat_service.translator_for(core_of(context), chat, person_of(update))
-    await reply(update.effective_message, Reply(screen=chat_service.help_screen(t, private=chat.is_private)))
+    await reply(
+        update.effective_message, Reply(screen=chat_service.help_screen(t, private=chat.is_private))
+    )
 
 
 async def cancel_command(update: Update, context: Context) -> None:
@@ -182,7 +185,9 @@ async def on_migrate(update: Update, context: Context) -> None:
     if message is None:
         return
     if message.migrate_to_chat_id is not None:
-        await chat_service.chat_migrated(core_of(context), message.chat.id, message.migrate_to_chat_id)
+        await chat_service.chat_migrated(
+            core_of(context), message.chat.id, message.migrate_to_chat_id
+        )
 
 
 async def on_my_member(update: Update, context: Context) -> None:

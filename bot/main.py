@@ -25,7 +25,9 @@ def main(argv: list[str] | None = None) -> int:
         level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     # httpx logs every request at INFO; keep it for DEBUG runs only.
-    logging.getLogger("httpx").setLevel(logging.DEBUG if config.log_level == "DEBUG" else logging.WARNING)
+    logging.getLogger("httpx").setLevel(
+        logging.DEBUG if config.log_level == "DEBUG" else logging.WARNING
+    )
     from .app import run  # imported late so --help and config errors need no Telegram stack
 
     run(config)

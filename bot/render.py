@@ -101,12 +101,18 @@ def lobby_screen(
         ]
     lines.append("")
     if players < lo:
-        lines.append(t.n_("Waiting for {n} more player.", "Waiting for {n} more players.", lo - players))
+        lines.append(
+            t.n_("Waiting for {n} more player.", "Waiting for {n} more players.", lo - players)
+        )
     elif lo == hi:
         lines.append(t._("The table is full: the creator can start."))
     else:
         lines.append(
-            t._("{n} seated: the creator can start, or wait for more (up to {max}).", n=players, max=hi)
+            t._(
+                "{n} seated: the creator can start, or wait for more (up to {max}).",
+                n=players,
+                max=hi,
+            )
         )
 
     def cb(op: str, arg: str = "") -> str:
@@ -116,9 +122,7 @@ def lobby_screen(
         [Button("✋ " + t._("Join"), cb("join")), Button("🚪 " + t._("Leave"), cb("leave"))],
     ]
     if players < hi:
-        rows.append(
-            [Button("🤖 " + level_name(t, lvl), cb("bot", lvl)) for lvl in AI_LEVELS]
-        )
+        rows.append([Button("🤖 " + level_name(t, lvl), cb("bot", lvl)) for lvl in AI_LEVELS])
     if any(s.ai_level for s in seats):
         rows.append([Button("➖🤖 " + t._("Remove a computer player"), cb("kick"))])
     rows.append(
@@ -127,7 +131,9 @@ def lobby_screen(
             for v in VARIANTS
         ]
     )
-    rows.append([Button("▶️ " + t._("Start"), cb("start")), Button("✖️ " + t._("Cancel"), cb("cancel"))])
+    rows.append(
+        [Button("▶️ " + t._("Start"), cb("start")), Button("✖️ " + t._("Cancel"), cb("cancel"))]
+    )
     return Screen.of("\n".join(lines), rows)
 
 
@@ -143,12 +149,16 @@ def lobby_closed_text(t: Translator, *, cancelled: bool) -> str:
 def _play_line(t: Translator, seats: Sequence[SeatInfo], play: PlayView) -> str:
     name = seats[play.seat].label
     if play.verb is Verb.DISCARD:
-        return t.n_(
-            "{name}: {n} card face down",
-            "{name}: {n} cards face down",
-            play.count,
-            name=name,
-        ) + " " + "🂠" * play.count
+        return (
+            t.n_(
+                "{name}: {n} card face down",
+                "{name}: {n} cards face down",
+                play.count,
+                name=name,
+            )
+            + " "
+            + "🂠" * play.count
+        )
     verb_marks = {
         Verb.BEAT: "⚔️ ",
         Verb.MOLODKA: "🔥 " + t._("Molodka") + ": ",
@@ -222,9 +232,7 @@ def table_screen(
         lines.append("<b>" + t._("On the table") + "</b>")
         lines += _trick_lines(t, seats, view.trick)
     elif view.last_trick is not None and view.last_trick.taker is not None:
-        lines.append(
-            t._("Last trick taken by {name}:", name=seats[view.last_trick.taker].label)
-        )
+        lines.append(t._("Last trick taken by {name}:", name=seats[view.last_trick.taker].label))
         lines += _trick_lines(t, seats, view.last_trick)
     line = phase_line(t, view, seats)
     if line:
@@ -323,7 +331,9 @@ def hand_screen(
         lines += _trick_lines(t, seats, view.last_trick)
     lines.append("")
     if away:
-        lines.append("💤 " + t._("A computer player is playing for you. Press “I'm back” to play again."))
+        lines.append(
+            "💤 " + t._("A computer player is playing for you. Press “I'm back” to play again.")
+        )
     else:
         lines.append(hand_prompt(t, view, legal))
     if view.to_move is not None and view.to_move != view.seat:
@@ -406,7 +416,12 @@ def deal_result_text(
     lines.append("🐐 " + t._("Defeat points: {list}", list=" · ".join(parts)))
     for side in result.out:
         lines.append(
-            "❌ " + t._("{side} reached {n} and are out.", side=side_label(seats, side_members(players, side)), n=TARGET)
+            "❌ "
+            + t._(
+                "{side} reached {n} and are out.",
+                side=side_label(seats, side_members(players, side)),
+                n=TARGET,
+            )
         )
     return "\n".join(lines)
 
@@ -424,7 +439,8 @@ def match_result_text(
     if result.goat_with_eggs:
         lines.append("🥚 " + t._("…and a goat with eggs!"))
     parts = [
-        f"{side_label(seats, side_members(players, s))} {p}" for s, p in enumerate(result.defeat_points)
+        f"{side_label(seats, side_members(players, s))} {p}"
+        for s, p in enumerate(result.defeat_points)
     ]
     lines.append(
         t.n_("{n} deal played.", "{n} deals played.", result.deals)

@@ -93,7 +93,9 @@ class TelegramMessenger:
 class JobScheduler:
     """Named one-shot jobs on PTB's job queue; scheduling a name again replaces the job."""
 
-    def __init__(self, job_queue: JobQueue[CallbackContext[ExtBot[None], dict, dict, dict]]) -> None:  # type: ignore[type-arg]
+    def __init__(
+        self, job_queue: JobQueue[CallbackContext[ExtBot[None], dict, dict, dict]]
+    ) -> None:  # type: ignore[type-arg]
         self._queue = job_queue
 
     def schedule(self, name: str, delay: float, callback: Callable[[], Awaitable[None]]) -> None:

@@ -24,7 +24,10 @@ def help_screen(t: Translator, *, private: bool) -> Screen:
     lines = [
         "🐐 <b>" + t._("Kozel — the card game, in your group chat") + "</b>",
         "",
-        t._("Add me to a group, send /newgame, join with a tap; your cards come to our private chat."),
+        t._(
+            "Add me to a group, send /newgame, join with a tap; "
+            "your cards come to our private chat."
+        ),
         "",
         "/newgame — " + t._("open a table (ziege, street or moscow)"),
         "/cancel — " + t._("cancel the table (creator or admin)"),
@@ -41,7 +44,9 @@ def help_screen(t: Translator, *, private: bool) -> Screen:
 
 def rules_screen(t: Translator, variant: str) -> Screen:
     buttons = [
-        Button(("✓ " if v == variant else "") + variant_name(t, v), Callback(0, 0, "rules", v).encode())
+        Button(
+            ("✓ " if v == variant else "") + variant_name(t, v), Callback(0, 0, "rules", v).encode()
+        )
         for v in VARIANTS
     ]
     return Screen.of(rules_text(t, variant), [buttons])
@@ -70,7 +75,10 @@ async def translator_for(core: Core, chat: ChatInfo, person: Person) -> Translat
 
 def language_screen(t: Translator, current: str) -> Screen:
     buttons = [
-        Button(("✓ " if code == current else "") + LANGUAGE_NAMES[code], Callback(0, 0, "lang", code).encode())
+        Button(
+            ("✓ " if code == current else "") + LANGUAGE_NAMES[code],
+            Callback(0, 0, "lang", code).encode(),
+        )
         for code in LANGUAGES
     ]
     rows = [buttons[i : i + 3] for i in range(0, len(buttons), 3)]
@@ -92,13 +100,17 @@ async def language_press(
         await core.storage.set_user_language(person.user_id, cb.arg)
     else:
         if not await is_admin():
-            return Reply(core.user_t(user)._("Only chat admins can change the chat's language."), alert=True), None
+            return Reply(
+                core.user_t(user)._("Only chat admins can change the chat's language."), alert=True
+            ), None
         record = await core.chat_record(chat, creator=user)
         record.language = cb.arg
         await core.storage.upsert_chat(record)
         await _rerender_chat(core, chat.chat_id)
     t = get_translator(cb.arg)
-    return Reply(t._("I speak {language} here now.", language=LANGUAGE_NAMES[cb.arg])), language_screen(t, cb.arg)
+    return Reply(
+        t._("I speak {language} here now.", language=LANGUAGE_NAMES[cb.arg])
+    ), language_screen(t, cb.arg)
 
 
 async def _rerender_chat(core: Core, chat_id: int) -> None:
@@ -117,8 +129,11 @@ def settings_screen(t: Translator, timeout: int) -> Screen:
         return ("✓ " if seconds == timeout else "") + text
 
     buttons = [Button(label(s), Callback(0, 0, "set", f"t{s}").encode()) for s in TIMEOUTS]
-    text = "⚙️ <b>" + t._("Settings") + "</b>\n" + t._(
-        "Turn timer: when a player does not move in time, a computer player moves for them."
+    text = (
+        "⚙️ <b>"
+        + t._("Settings")
+        + "</b>\n"
+        + t._("Turn timer: when a player does not move in time, a computer player moves for them.")
     )
     return Screen.of(text, [buttons[:3], buttons[3:]])
 
@@ -158,7 +173,9 @@ async def score(core: Core, chat: ChatInfo, person: Person) -> Reply:
         return Reply(t._("No match is running in this chat. Start one with /newgame."))
     match = play.load_match(table)
     seats = seat_infos(table)
-    lines = ["🐐 <b>" + t._("Standings — {variant}", variant=variant_name(t, table.variant)) + "</b>"]
+    lines = [
+        "🐐 <b>" + t._("Standings — {variant}", variant=variant_name(t, table.variant)) + "</b>"
+    ]
     for side, points in enumerate(match.defeat_points):
         members = side_members(match.players, side)
         bar = "🟥" * min(points, 12) + "⬜" * max(0, 12 - points)

@@ -72,7 +72,9 @@ class Core:
             language_code=person.language_code,
             language=known.language if known else None,
             can_message=private or (known.can_message if known else False),
-            private_chat_id=person.user_id if private else (known.private_chat_id if known else None),
+            private_chat_id=person.user_id
+            if private
+            else (known.private_chat_id if known else None),
         )
         if known != record:
             await self.storage.upsert_user(record)

@@ -46,7 +46,9 @@ def render_lobby(core: Core, t: Translator, table: TableRecord) -> Screen:
         seats=seat_infos(table),
         creator=creator or "—",
     )
-    link_row = (Button("💬 " + t._("Open my chat to get your cards"), url=join_link(core, table.id)),)
+    link_row = (
+        Button("💬 " + t._("Open my chat to get your cards"), url=join_link(core, table.id)),
+    )
     return Screen(screen.text, (*screen.buttons, link_row))
 
 
@@ -71,13 +73,13 @@ async def refresh_lobby(core: Core, table_id: int) -> None:
 async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | None) -> Reply:
     user = await core.remember(person)
     if chat.is_private:
-        return Reply(core.user_t(user)._("Add me to a group and send /newgame there to open a table."))
+        return Reply(
+            core.user_t(user)._("Add me to a group and send /newgame there to open a table.")
+        )
     chat_record = await core.chat_record(chat, creator=user)
     t = await core.chat_t(chat.chat_id)
     if variant is not None and variant not in VARIANTS:
-        return Reply(
-            t._("Unknown variant. Choose one of: {list}", list=", ".join(VARIANTS))
-        )
+        return Reply(t._("Unknown variant. Choose one of: {list}", list=", ".join(VARIANTS)))
     async with core.chat_lock(chat.chat_id):
         existing = await core.storage.active_table_for_chat(chat.chat_id)
         if existing is not None:
@@ -160,12 +162,16 @@ async def lobby_press(
             if not is_creator:
                 return Reply(t._("Only the player who opened the table can start."), alert=True)
             if cb.version != table.version:
-                return Reply(t._("The seats changed — check them and press Start again."), alert=True)
+                return Reply(
+                    t._("The seats changed — check them and press Start again."), alert=True
+                )
             return await _start(core, table, t)
     return Reply(t._("Unknown button."), alert=True)
 
 
-async def _join_refusal(core: Core, table: TableRecord, user: UserRecord, t: Translator) -> Reply | None:
+async def _join_refusal(
+    core: Core, table: TableRecord, user: UserRecord, t: Translator
+) -> Reply | None:
     """Joining needs our private chat (for the cards) and no seat at another table."""
     if seat_of_user(table, user.user_id) is not None:
         return Reply(t._("You already have a seat at this table."))
@@ -176,7 +182,9 @@ async def _join_refusal(core: Core, table: TableRecord, user: UserRecord, t: Tra
     if elsewhere is not None and elsewhere.id != table.id:
         other = await core.storage.get_chat(elsewhere.chat_id)
         return Reply(
-            t._("You already play at a table in {chat}.", chat=escape(other.title if other else "")),
+            t._(
+                "You already play at a table in {chat}.", chat=escape(other.title if other else "")
+            ),
             alert=True,
         )
     return None
@@ -187,7 +195,9 @@ def _join(core: Core, table: TableRecord, person: Person, arg: str, t: Translato
         return Reply(t._("You already have a seat at this table."))
     if len(table.seats) >= MAX_PLAYERS[table.variant]:
         return Reply(t._("The table is full."), alert=True)
-    table.seats.append(SeatRecord(seat=len(table.seats), user_id=person.user_id, name=person.first_name))
+    table.seats.append(
+        SeatRecord(seat=len(table.seats), user_id=person.user_id, name=person.first_name)
+    )
     return t._("You joined the table.")
 
 
@@ -200,7 +210,9 @@ def _leave(core: Core, table: TableRecord, person: Person, arg: str, t: Translat
     return t._("You left the table.")
 
 
-def _add_computer(core: Core, table: TableRecord, person: Person, arg: str, t: Translator) -> str | Reply:
+def _add_computer(
+    core: Core, table: TableRecord, person: Person, arg: str, t: Translator
+) -> str | Reply:
     level = arg if arg in AI_LEVELS else core.settings.default_ai_level
     if len(table.seats) >= MAX_PLAYERS[table.variant]:
         return Reply(t._("The table is full."), alert=True)
@@ -210,7 +222,9 @@ def _add_computer(core: Core, table: TableRecord, person: Person, arg: str, t: T
     return t._("A computer player took a seat.")
 
 
-def _remove_computer(core: Core, table: TableRecord, person: Person, arg: str, t: Translator) -> str | Reply:
+def _remove_computer(
+    core: Core, table: TableRecord, person: Person, arg: str, t: Translator
+) -> str | Reply:
     computers = [s for s in table.seats if s.ai_level is not None]
     if not computers:
         return Reply(t._("There is no computer player to remove."))
@@ -219,7 +233,9 @@ def _remove_computer(core: Core, table: TableRecord, person: Person, arg: str, t
     return t._("A computer player left the table.")
 
 
-def _set_variant(core: Core, table: TableRecord, person: Person, arg: str, t: Translator) -> str | Reply:
+def _set_variant(
+    core: Core, table: TableRecord, person: Person, arg: str, t: Translator
+) -> str | Reply:
     if arg not in VARIANTS:
         return Reply(t._("Unknown variant."), alert=True)
     if arg == table.variant:
@@ -253,7 +269,9 @@ async def _start(core: Core, table: TableRecord, t: Translator) -> Reply:
     lo, hi = MIN_PLAYERS[table.variant], MAX_PLAYERS[table.variant]
     if not lo <= players <= hi:
         if lo == hi:
-            text = t._("{variant} needs exactly {n} players.", variant=variant_name(t, table.variant), n=lo)
+            text = t._(
+                "{variant} needs exactly {n} players.", variant=variant_name(t, table.variant), n=lo
+            )
         else:
             text = t._(
                 "{variant} needs {lo} to {hi} players.",
@@ -281,7 +299,12 @@ async def start_private(core: Core, person: Person, payload: str) -> Reply:
     t = core.user_t(user)
     await play.user_is_back(core, person.user_id)
     if not payload.startswith("j") or not payload[1:].isdigit():
-        return Reply(t._("Hello! I host Kozel tables in group chats. Add me to a group and send /newgame. /help tells more."))
+        return Reply(
+            t._(
+                "Hello! I host Kozel tables in group chats. "
+                "Add me to a group and send /newgame. /help tells more."
+            )
+        )
     table_id = int(payload[1:])
     async with core.table_lock(table_id):
         table = await core.storage.get_table(table_id)
@@ -294,13 +317,20 @@ async def start_private(core: Core, person: Person, payload: str) -> Reply:
         elsewhere = await core.storage.active_table_for_user(person.user_id)
         if elsewhere is not None:
             other = await core.storage.get_chat(elsewhere.chat_id)
-            return Reply(t._("You already play at a table in {chat}.", chat=escape(other.title if other else "")))
+            return Reply(
+                t._(
+                    "You already play at a table in {chat}.",
+                    chat=escape(other.title if other else ""),
+                )
+            )
         joined = _join(core, table, person, "", t)
         if isinstance(joined, Reply):
             return joined
         await _save_lobby(core, table, log_text=f"join {person.user_id} (deep link)")
     await refresh_lobby(core, table_id)
-    return Reply(t._("You have a seat at the table in {chat}. Your cards will come here.", chat=title))
+    return Reply(
+        t._("You have a seat at the table in {chat}. Your cards will come here.", chat=title)
+    )
 
 
 async def cancel_command(core: Core, chat: ChatInfo, person: Person, is_admin: IsAdmin) -> Reply:

@@ -97,7 +97,9 @@ async def _toggle(
     if chosen and not any(chosen <= set(a.cards) for a in legal):
         if not any(card in a.cards for a in legal):
             return Reply(t._("{card} cannot be played now.", card=str(card)), alert=True)
-        return Reply(t._("{card} does not go with the cards you chose.", card=str(card)), alert=True)
+        return Reply(
+            t._("{card} does not go with the cards you chose.", card=str(card)), alert=True
+        )
     if table.variant == "ziege" and chosen:
         # One card per play: a tap plays it (there is exactly one action per card).
         matching = [a for a in legal if set(a.cards) == chosen]
@@ -109,7 +111,9 @@ async def _toggle(
     return Reply()
 
 
-async def _act(core: Core, table: TableRecord, match: Match, action: Action, t: Translator) -> Reply:
+async def _act(
+    core: Core, table: TableRecord, match: Match, action: Action, t: Translator
+) -> Reply:
     try:
         await commit(core, table, match, action, by="human")
     except IllegalActionError as err:
@@ -143,7 +147,9 @@ def illegal_text(t: Translator, err: IllegalActionError) -> str:
         "must-play-trump": t._("You must play a trump."),
         "trump-lead-banned": t._("Trumps may not be led."),
         "does-not-beat": t._("Those cards do not beat the cards on the table."),
-        "override-not-nearer": t._("Only a seat nearer to the leader may override that special lead."),
+        "override-not-nearer": t._(
+            "Only a seat nearer to the leader may override that special lead."
+        ),
         "match-over": t._("The match is over."),
     }
     return texts.get(err.rule, t._("That move is not allowed now."))
@@ -169,17 +175,31 @@ async def commit(
         table.seats[action.seat].timeouts = 0
     plan_deadlines(core, table, match, await _timeout_of(core, table))
     table.match_state = match.to_json()
-    entries = [LogEntry(kind="action", ply=match.ply, seat=action.seat, text=str(action), data=None, by=by)]
+    entries = [
+        LogEntry(kind="action", ply=match.ply, seat=action.seat, text=str(action), data=None, by=by)
+    ]
     for event in events:
         if isinstance(event, DealEnded):
             entries.append(
-                LogEntry(kind="deal", ply=match.ply, seat=None, text=f"deal {event.result.number}",
-                         data=_jsonable(asdict(event.result)), by="system")
+                LogEntry(
+                    kind="deal",
+                    ply=match.ply,
+                    seat=None,
+                    text=f"deal {event.result.number}",
+                    data=_jsonable(asdict(event.result)),
+                    by="system",
+                )
             )
         elif isinstance(event, MatchEnded):
             entries.append(
-                LogEntry(kind="match", ply=match.ply, seat=None, text="match over",
-                         data=_jsonable(asdict(event.result)), by="system")
+                LogEntry(
+                    kind="match",
+                    ply=match.ply,
+                    seat=None,
+                    text="match over",
+                    data=_jsonable(asdict(event.result)),
+                    by="system",
+                )
             )
     if match.is_over:
         table.status = "finished"
@@ -344,7 +364,10 @@ async def timeout_move(core: Core, table_id: int, ply: int) -> None:
         name = escape(record.name)
         if record.timeouts >= MAX_TIMEOUTS:
             record.away = True
-            note = t._("⏰ {name} ran out of time again — a computer plays for them until they are back.", name=name)
+            note = t._(
+                "⏰ {name} ran out of time again — a computer plays for them until they are back.",
+                name=name,
+            )
         else:
             note = t._("⏰ {name} ran out of time — a computer played for them.", name=name)
         action = choose_action(match, seat, core.settings.default_ai_level, seed=table.seed + ply)
@@ -420,7 +443,9 @@ async def _refresh_hand(core: Core, table_id: int, seat: int) -> None:
         match = load_match(table)
         view = match.view(seat)
         if table.status == "cancelled":
-            screen = Screen(t._("The table in {chat} was cancelled.", chat=escape(chat.title if chat else "")))
+            screen = Screen(
+                t._("The table in {chat} was cancelled.", chat=escape(chat.title if chat else ""))
+            )
         else:
             screen = hand_screen(
                 t,
@@ -480,14 +505,24 @@ async def _unreachable(core: Core, table_id: int, seat: int) -> None:
         match = load_match(table)
         t = await core.chat_t(table.chat_id)
         core.notes[table_id] = t._(
-            "📵 I cannot reach {name} in private — a computer plays for them. Open a chat with me and press “I'm back”.",
+            "📵 I cannot reach {name} in private — a computer plays for them. "
+            "Open a chat with me and press “I'm back”.",
             name=escape(record.name),
         )
         plan_deadlines(core, table, match, await _timeout_of(core, table))
         await core.storage.save_table(
             table,
             expected_version=table.version,
-            log=[LogEntry(kind="unreachable", ply=match.ply, seat=seat, text="blocked", data=None, by="system")],
+            log=[
+                LogEntry(
+                    kind="unreachable",
+                    ply=match.ply,
+                    seat=seat,
+                    text="blocked",
+                    data=None,
+                    by="system",
+                )
+            ],
         )
     mark_table(core, table_id)
     schedule_next(core, table, match)

@@ -1,4 +1,4 @@
-"""What the service needs from the outside world, as protocols (implemented by the handlers layer)."""
+"""What the service needs from the outside world, as protocols (the handlers implement them)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from ..screen import Screen
 
 
 class Unreachable(Exception):
-    """The chat cannot be written to: the user blocked the bot or never started it, or the bot left."""
+    """The chat cannot be written to: the user blocked or never started the bot, or it left."""
 
 
 class MessageGone(Exception):
