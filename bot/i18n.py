@@ -294,20 +294,23 @@ _TEMPLATE_HEADER = """\
 #"""
 
 
-def extract() -> int:
+def extract(output: Path | str = TEMPLATE, *, quiet: bool = False) -> int:
+    """Run ``pybabel extract`` on the source with the project's keywords into ``output``."""
     import tomllib
 
     with (REPO_ROOT / "pyproject.toml").open("rb") as f:
         version = str(tomllib.load(f)["project"]["version"])
     keywords = [arg for kw in EXTRACT_KEYWORDS for arg in ("-k", kw)]
     return _pybabel(
+        *(["-q"] if quiet else []),
         "extract", "-F", MAPPING_FILE, *keywords, f"--add-comments={COMMENT_TAG}",
         "--project=kozel", f"--version={version}", f"--header-comment={_TEMPLATE_HEADER}",
-        "-o", TEMPLATE, SOURCE_DIR,
+        "-o", str(output), SOURCE_DIR,
     )  # fmt: skip
 
 
 def update() -> int:
+    """Run ``pybabel update``: merge the template into every catalog under ``locales/``."""
     return _pybabel("update", "-i", TEMPLATE, "-d", "locales", "--previous")
 
 
