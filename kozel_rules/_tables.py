@@ -59,8 +59,8 @@ def mask_of(cards: tuple[int, ...] | list[int]) -> int:
     return m
 
 
-# Index combinations: _COMBOS[n][k] = every k-subset of range(n).
-_COMBOS: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...] = tuple(
+# Index combinations: COMBOS[n][k] = every k-subset of range(n).
+COMBOS: tuple[tuple[tuple[tuple[int, ...], ...], ...], ...] = tuple(
     tuple(tuple(combinations(range(n), k)) for k in range(n + 1)) for n in range(9)
 )
 
@@ -74,7 +74,7 @@ def subsets_k(m: int, k: int) -> list[int]:
     if k == 1:
         return b
     out = []
-    for idx in _COMBOS[n][k]:
+    for idx in COMBOS[n][k]:
         s = 0
         for i in idx:
             s |= b[i]
@@ -91,7 +91,7 @@ def subsets_upto(m: int, kmax: int) -> list[int]:
         if k == n:
             out.append(m)
             continue
-        for idx in _COMBOS[n][k]:
+        for idx in COMBOS[n][k]:
             s = 0
             for i in idx:
                 s |= b[i]
@@ -113,8 +113,15 @@ def can_pair(resp: list[int], tops: list[int], beaters: tuple[int, ...]) -> bool
     return False
 
 
+CACHE_LIMIT = 1 << 17  # entries per memo table before it is cleared (bounds memory)
+
+
 class Tables:
-    """Everything the engine precomputes for one variant."""
+    """Everything the engine precomputes for one variant.
+
+    Besides fixed tables it memoizes the ordinary leads of a hand; the memo is cleared when
+    it grows past ``CACHE_LIMIT`` entries.
+    """
 
     def __init__(self, v: Variant) -> None:
         self.variant = v
@@ -171,8 +178,9 @@ class Tables:
         self.moscow_set = moscow_set
         self.aces = mask_of([c for c in self.deck if c % 9 == Rank.ACE])
         self.has_specials = bool(v.specials)
-        self._special_cache: dict[int, int] = {}
+        self.leads_memo: dict[int, tuple[int, ...]] = {}
         self.hand_size = v.hand_size
+        self.scoring = dict(v.scoring)
         self.trump_kind = v.trump_kind
 
     def _beaters_for(self, trump: int) -> tuple[int, ...]:
@@ -197,17 +205,24 @@ class Tables:
             out.append(m)
         return tuple(out)
 
-    def special_kind(self, hand: int) -> int:
-        """Kind code of the special lead ``hand`` forms (0: none). ``hand`` must hold
-        exactly ``hand_size`` cards for a special."""
-        cache = self._special_cache
-        k = cache.get(hand)
-        if k is None:
-            k = self._compute_special(hand)
-            cache[hand] = k
-        return k
+    def leads(self, hand: int) -> tuple[int, ...]:
+        """Every ordinary lead from ``hand``: 1..max_lead cards of one suit (memoized)."""
+        memo = self.leads_memo
+        r = memo.get(hand)
+        if r is None:
+            if len(memo) >= CACHE_LIMIT:
+                memo.clear()
+            out: list[int] = []
+            for sm in SUIT_MASK:
+                hs = hand & sm
+                if hs:
+                    out += subsets_upto(hs, self.variant.max_lead)
+            r = memo[hand] = tuple(out)
+        return r
 
-    def _compute_special(self, hand: int) -> int:
+    def special_kind(self, hand: int) -> int:
+        """Kind code of the special lead ``hand`` forms (0: none); a special is exactly
+        ``hand_size`` cards."""
         if not self.has_specials or hand.bit_count() != 4:
             return 0
         if self.moscow_kind and not hand & ~self.moscow_set and hand & self.aces:
@@ -215,8 +230,7 @@ class Tables:
         if self.molodka_kind:
             rest = hand & ~self.wild_mask
             low = rest & -rest
-            suit = SUIT_MASK[(low.bit_length() - 1) // 9]
-            if not rest & ~suit:
+            if not rest & ~SUIT_MASK[(low.bit_length() - 1) // 9]:
                 return self.molodka_kind
         return 0
 

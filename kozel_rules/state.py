@@ -36,13 +36,14 @@ from typing import Any
 
 from ._tables import (
     BIT,
+    COMBOS,
+    SUIT_MASK,
     Tables,
     bits_of,
     can_pair,
     cards_of,
     mask_points,
     subsets_k,
-    subsets_upto,
     tables_for,
 )
 from .action import Action, Verb
@@ -64,8 +65,9 @@ from .result import DealResult, MatchResult
 from .variant import FirstLeader, NextDeal, Scoring, TrumpKind, Variant, get_variant
 
 # Phases
-LEAD, RESPOND, GIVE, RETURN, FORCED, OVER = range(6)
-PHASE_NAMES = ("lead", "respond", "give", "return", "forced-lead", "over")
+LEAD, RESPOND, GIVE, RETURN, FORCED, OVER, HELD = range(7)
+PHASE_NAMES = ("lead", "respond", "give", "return", "forced-lead", "over", "deal-over")
+# HELD: a playout state stopped after its deal was scored (``hold``); nothing more happens.
 
 # Verb codes of compact actions
 V_LEAD, V_BEAT, V_DISCARD, V_MOLODKA, V_MOSCOW, V_PLAY, V_GIVE, V_RETURN = range(8)
@@ -103,7 +105,7 @@ def from_action(action: Action) -> CAction:
 def shuffled_deck(variant: Variant, seed: object, number: int) -> list[int]:
     """Deal ``number``'s deck (top first) when the record gives none: a deterministic shuffle
     from ``(seed, number)``, never the global ``random``."""
-    deck = [int(c) for c in variant.deck]
+    deck = list(tables_for(variant).deck)
     random.Random(f"{seed}/{number}").shuffle(deck)
     return deck
 
@@ -146,6 +148,7 @@ class GameState:
         "partner",
         "kverb",
         "first_dealer",
+        "hold",
         # match
         "in_game",
         "sides_in",
@@ -210,6 +213,7 @@ class GameState:
     partner: tuple[int, ...]
     kverb: tuple[int, ...]
     first_dealer: int
+    hold: bool
     in_game: list[bool]
     sides_in: tuple[int, ...]
     order_from: tuple[tuple[int, ...], ...]
@@ -296,6 +300,7 @@ class GameState:
         st.nsides = v.sides_for(players)
         st.kverb = (0, *(CODE_OF_VERB[s.verb] for s in v.specials))
         st.first_dealer = dealer
+        st.hold = False
         st.in_game = [True] * players
         st.sides_in = tuple(range(st.nsides))
         st._seat_tables()
@@ -354,6 +359,7 @@ class GameState:
         st.partner = self.partner
         st.kverb = self.kverb
         st.first_dealer = self.first_dealer
+        st.hold = self.hold
         st.in_game = self.in_game[:]
         st.sides_in = self.sides_in
         st.order_from = self.order_from
@@ -455,6 +461,17 @@ class GameState:
         self.spec_any = any(self.spec)
         self.first_leader = leader
         self.last_trick = None
+        self.k = 0
+        self.top_seat = -1
+        self.top_mask = 0
+        self.spec_kind = 0
+        self.spec_dist = n
+        self.q_seat = -1
+        self.s_seat = -1
+        self.led = 0
+        self.best_seat = -1
+        self.best_pow = -1
+        self.forced = 0
         if log is not None:
             log.append(
                 DealStarted(
@@ -471,26 +488,26 @@ class GameState:
         return shuffled_deck(self.variant, self.seed, number)
 
     def _begin_trick(self, due: int) -> None:
+        # Only what a new trick resets; the lead sets the rest (k, led, top set, best card).
         self.due = due
         self.leader = due
         self.order = self.order_from[due]
         self.pos = 0
-        self.k = 0
         self.plays = []
-        self.top_seat = -1
-        self.top_mask = 0
-        self.spec_kind = 0
-        self.spec_dist = self.n
         self.tmask = 0
         self.upmask = 0
-        self.q_seat = -1
-        self.s_seat = -1
         tb = self.tb
-        if tb.exchange:
-            hands = self.hands
-            if not hands[due] & tb.plain_mask and hands[self.partner[due]] & tb.plain_mask:
-                self.phase = GIVE
-                return
+        if tb.follow:
+            self.q_seat = -1
+            self.s_seat = -1
+            if tb.exchange:
+                hands = self.hands
+                if not hands[due] & tb.plain_mask and hands[self.partner[due]] & tb.plain_mask:
+                    self.phase = GIVE
+                    return
+        else:
+            self.spec_kind = 0
+            self.spec_dist = self.n
         self.phase = LEAD
 
     def _end_trick(self, taker: int, log: Log | None) -> None:
@@ -517,8 +534,16 @@ class GameState:
             elif tb.has_specials:
                 sk = tb.special_kind
                 spec = self.spec
+                not_wild = ~tb.wild_mask
+                not_moscow = ~tb.moscow_set
                 for s in order:
-                    spec[s] = sk(hands[s])
+                    h = hands[s]
+                    r = h & not_wild
+                    low = r & -r
+                    if r & ~SUIT_MASK[(low.bit_length() - 1) // 9] and h & not_moscow:
+                        spec[s] = 0  # neither of one suit nor of aces and tens: no special
+                    else:
+                        spec[s] = sk(h)
                 self.spec_any = any(spec)
         if hands[taker]:
             self._begin_trick(taker)
@@ -531,11 +556,15 @@ class GameState:
         side_of = self.side_of
         ns = self.nsides
         sides_in = self.sides_in
+        deal_order = self.order_from[self.next_in(self.dealer)]  # before any seat leaves
         tricks = [0] * ns
         cp = [0] * ns
         award = [0] * ns
+        side_cards = [0] * ns
         for s in range(n):
-            tricks[side_of[s]] += self.tricks[s]
+            x = side_of[s]
+            tricks[x] += self.tricks[s]
+            side_cards[x] |= self.piles[s]
         caught = queen_side >= 0
         eggs = False
         best = 0
@@ -543,34 +572,29 @@ class GameState:
             assert v.queen_catch is not None
             award[queen_side] = v.queen_catch.award
         else:
-            for s in range(n):
-                cp[side_of[s]] += mask_points(self.piles[s])
-            sc: Scoring = v.scoring_for(len(sides_in))
-            best = max(cp[x] for x in sides_in)
-            top = [x for x in sides_in if cp[x] == best]
             for x in sides_in:
-                if x in top:
-                    award[x] = 0 if len(top) == 1 else sc.top_tie_award
+                cp[x] = mask_points(side_cards[x])
+            sc: Scoring = self.tb.scoring[len(sides_in)]
+            best = max(cp)  # sides that are out have 0, and some side has points
+            ntop = cp.count(best)
+            for x in sides_in:
+                if cp[x] == best:
+                    award[x] = 0 if ntop == 1 else sc.top_tie_award
                 else:
                     award[x] = sc.award(cp[x], tricks[x])
-            eggs = len(sides_in) == 2 and len(top) == 2
+            eggs = ntop == 2 and len(sides_in) == 2
         defeat = self.defeat
+        going = []
+        out_at = v.out_at
         for x in sides_in:
             defeat[x] += award[x]
-        going = [x for x in sides_in if defeat[x] >= v.out_at]
+            if defeat[x] >= out_at:
+                going.append(x)
         if going and len(going) == len(sides_in):
             most = max(defeat[x] for x in going)
             going = [x for x in going if defeat[x] == most]
             if len(going) == len(sides_in):
                 going = []
-        # the deal's winner (for NextDeal.WINNER_DEALS), from the seats that played the deal
-        deal_order = self.order_from[self.next_in(self.dealer)]
-        winner = deal_order[0]
-        if not caught:
-            for s in deal_order:
-                if cp[side_of[s]] == best:
-                    winner = s
-                    break
         result = DealResult(
             number=self.deal_no,
             dealer=self.dealer,
@@ -613,6 +637,9 @@ class GameState:
             if log is not None:
                 log.append(MatchEnded(self.result))
             return
+        if self.hold:
+            self.phase = HELD
+            return
         rule = v.next_deal
         if rule is NextDeal.LAST_TRICK_LEADS:
             leader = self.last_taker if self.last_taker >= 0 else self.next_in(self.dealer)
@@ -621,6 +648,13 @@ class GameState:
             self._start_deal(self.prev_in(leader), leader, log)
             return
         if rule is NextDeal.WINNER_DEALS:
+            # the first seat from D+1 (of those that played the deal) whose side has the most
+            winner = deal_order[0]
+            if not caught:
+                for s in deal_order:
+                    if cp[side_of[s]] == best:
+                        winner = s
+                        break
             dealer = winner if self.in_game[winner] else self.next_in(winner)
         else:
             dealer = self.next_in(self.dealer)
@@ -638,7 +672,7 @@ class GameState:
         ph = self.phase
         if ph == RESPOND:
             return self.order[self.pos]
-        if ph == OVER:
+        if ph >= OVER:
             return None
         if ph == RETURN:
             return self.partner[self.due]
@@ -653,7 +687,7 @@ class GameState:
 
     def deal_done(self, number: int) -> bool:
         """Has deal ``number`` been scored (or the match ended)?"""
-        return self.deal_no > number or self.phase == OVER
+        return len(self.results) >= number
 
     def legal(self) -> list[CAction]:
         """Every legal compact action of every seat, in a fixed order."""
@@ -698,46 +732,59 @@ class GameState:
             seat = self.order[self.pos]
             h = hands[seat]
             k = self.k
-            subs = subsets_k(h, k)
-            out = [(seat, V_DISCARD, s) for s in subs]
-            beaters = self.beaters
-            top = self.top_mask
-            if k == 1:
-                bt = beaters[top.bit_length() - 1]
-                if h & bt:
-                    for s in subs:
-                        if s & bt:
-                            out.append((seat, V_BEAT, s))
-            else:
-                tops = [b.bit_length() - 1 for b in bits_of(top)]
-                for t in tops:
-                    if not h & beaters[t]:
-                        break
-                else:
-                    for s in subs:
-                        if can_pair(bits_of(s), tops, beaters):
-                            out.append((seat, V_BEAT, s))
+            out = [(seat, V_DISCARD, s) for s in subsets_k(h, k)]
+            for s in self._beats(h, k):
+                out.append((seat, V_BEAT, s))
         elif ph == LEAD:
             seat = self.due
             h = hands[seat]
-            out = []
-            for sm in (0x1FF, 0x1FF << 9, 0x1FF << 18, 0x1FF << 27):
-                hs = h & sm
-                if hs:
-                    for s in subsets_upto(hs, self.variant.max_lead):
-                        out.append((seat, V_LEAD, s))
+            out = [(seat, V_LEAD, s) for s in tb.leads_memo.get(h) or tb.leads(h)]
         else:
             return []
         if self.spec_any:
-            spec = self.spec
-            sk = self.spec_kind
-            sd = self.spec_dist
-            dist = self.dist[self.due]
-            kverb = self.kverb
-            for s in self.order_from[self.due]:
-                kind = spec[s]
-                if kind and (kind > sk or (kind == sk and dist[s] < sd)):
-                    out.append((s, kverb[kind], hands[s]))
+            out += self._specials()
+        return out
+
+    def _beats(self, h: int, k: int) -> Sequence[int]:
+        """The ``k``-card submasks of hand ``h`` that beat the top set, in ``subsets_k`` order."""
+        beaters = self.beaters
+        top = self.top_mask
+        if k == 1:
+            c = h & beaters[top.bit_length() - 1]
+            return bits_of(c) if c else ()
+        tops = []
+        while top:
+            b = top & -top
+            t = b.bit_length() - 1
+            if not h & beaters[t]:
+                return ()
+            tops.append(t)
+            top ^= b
+        if k == 2:
+            b0 = beaters[tops[0]]
+            b1 = beaters[tops[1]]
+            out = []
+            for s in subsets_k(h, 2):
+                lo = s & -s
+                hi = s ^ lo
+                if (lo & b0 and hi & b1) or (lo & b1 and hi & b0):
+                    out.append(s)
+            return out
+        return [s for s in subsets_k(h, k) if can_pair(bits_of(s), tops, beaters)]
+
+    def _specials(self) -> list[CAction]:
+        """The special leads seats may declare now (seat order from the seat due to lead)."""
+        out = []
+        hands = self.hands
+        spec = self.spec
+        sk = self.spec_kind
+        sd = self.spec_dist
+        dist = self.dist[self.due]
+        kverb = self.kverb
+        for s in self.order_from[self.due]:
+            kind = spec[s]
+            if kind and (kind > sk or (kind == sk and dist[s] < sd)):
+                out.append((s, kverb[kind], hands[s]))
         return out
 
     def legal_for(self, seat: int) -> list[CAction]:
@@ -769,49 +816,9 @@ class GameState:
             if self.pos == len(self.order):
                 self._end_trick(self.best_seat, log)
         elif verb in (V_DISCARD, V_BEAT):
-            self.hands[seat] ^= m
-            if self.spec[seat]:
-                self.spec[seat] = 0
-                self.spec_any = any(self.spec)
-            self.plays.append(a)
-            self.tmask |= m
-            if verb == V_BEAT:
-                self.top_seat = seat
-                self.top_mask = m
-                self.upmask |= m
-            else:
-                self.down[seat] |= m
-            if log is not None:
-                vb = VERB_OF_CODE[verb]
-                log.append(CardsPlayed(seat, vb, cards_of(m), m.bit_count()))
-            self.pos += 1
-            if self.pos == len(self.order):
-                self._end_trick(self.top_seat, log)
+            self._respond(seat, verb, m, log)
         elif verb == V_LEAD:
-            self.hands[seat] ^= m
-            self.plays = [a]
-            self.tmask = m
-            self.upmask = m
-            self.pos = 1
-            self.phase = RESPOND
-            tb = self.tb
-            if log is not None:
-                log.append(CardsPlayed(seat, Verb.LEAD, cards_of(m), m.bit_count()))
-            if tb.follow:
-                c = m.bit_length() - 1
-                self.k = 1
-                self.led = tb.key[c]
-                self.best_pow = tb.power[self.led][c]
-                self.best_seat = seat
-                if m & tb.catch_mask:
-                    self._queen_caught(seat, m, log)
-            else:
-                if self.spec[seat]:
-                    self.spec[seat] = 0
-                    self.spec_any = any(self.spec)
-                self.k = m.bit_count()
-                self.top_seat = seat
-                self.top_mask = m
+            self._lead(seat, m, log)
         elif verb == V_GIVE:
             partner = self.partner[seat]
             self.hands[seat] ^= m
@@ -839,6 +846,53 @@ class GameState:
                 )
         else:  # a special lead
             self._declare(seat, verb, m, log)
+
+    def _respond(self, seat: int, verb: int, m: int, log: Log | None) -> None:
+        """street/moscow: ``seat`` beats (face up, becomes the top set) or discards (face down)."""
+        self.hands[seat] ^= m
+        if self.spec[seat]:
+            self.spec[seat] = 0
+            self.spec_any = any(self.spec)
+        self.plays.append((seat, verb, m))
+        self.tmask |= m
+        if verb == V_BEAT:
+            self.top_seat = seat
+            self.top_mask = m
+            self.upmask |= m
+        else:
+            self.down[seat] |= m
+        if log is not None:
+            log.append(CardsPlayed(seat, VERB_OF_CODE[verb], cards_of(m), m.bit_count()))
+        self.pos += 1
+        if self.pos == len(self.order):
+            self._end_trick(self.top_seat, log)
+
+    def _lead(self, seat: int, m: int, log: Log | None) -> None:
+        """An ordinary lead by the seat due to lead."""
+        self.hands[seat] ^= m
+        self.plays = [(seat, V_LEAD, m)]
+        self.tmask = m
+        self.upmask = m
+        self.pos = 1
+        self.phase = RESPOND
+        tb = self.tb
+        if log is not None:
+            log.append(CardsPlayed(seat, Verb.LEAD, cards_of(m), m.bit_count()))
+        if tb.follow:
+            c = m.bit_length() - 1
+            self.k = 1
+            self.led = tb.key[c]
+            self.best_pow = tb.power[self.led][c]
+            self.best_seat = seat
+            if m & tb.catch_mask:
+                self._queen_caught(seat, m, log)
+        else:
+            if self.spec[seat]:
+                self.spec[seat] = 0
+                self.spec_any = any(self.spec)
+            self.k = m.bit_count()
+            self.top_seat = seat
+            self.top_mask = m
 
     def _queen_caught(self, seat: int, m: int, log: Log | None) -> bool:
         tb = self.tb
@@ -896,29 +950,92 @@ class GameState:
         rng: random.Random,
         policy: Callable[[GameState, list[CAction]], CAction] | None = None,
     ) -> DealResult | None:
-        """Play the current deal to its end and return its result (``None`` if the match was
-        already over). Without ``policy``: uniform random legal actions, the same choices
-        ``rng`` would make over ``legal()`` (``legal()[int(rng.random() * len)]``), through a
-        faster loop. With ``policy``: ``policy(state, legal)`` picks each action."""
-        if self.phase == OVER:
+        """Play the current deal to its end and return its result (``None`` if nothing is left
+        to play). The state is then *held*: phase ``"deal-over"`` (or ``"over"`` if the match
+        ended), and nothing more can be applied; play out a :meth:`copy`.
+
+        Without ``policy``: uniform random legal actions, exactly the choices ``rng`` makes
+        over ``legal()`` (``legal()[int(rng.random() * len(legal))]``), through a faster loop.
+        With ``policy``: ``policy(state, legal)`` picks each action from ``legal()``."""
+        if self.phase >= OVER:
             return None
         number = self.deal_no
+        self.hold = True
         if policy is not None:
-            while self.deal_no == number and self.phase != OVER:
+            while self.phase < OVER:
                 self.step(policy(self, self.legal()))
         elif self.tb.follow:
-            self._playout_follow(rng.random, number)
+            self._playout_follow(rng.random)
         else:
-            rand = rng.random
-            legal = self.legal
-            step = self.step
-            while self.deal_no == number and self.phase != OVER:
-                acts = legal()
-                step(acts[int(rand() * len(acts))])
+            self._playout_beat(rng.random)
         return self.results[number - 1]
 
-    def _playout_follow(self, rand: Callable[[], float], number: int) -> None:
-        """Uniform random play of a FOLLOW (ziege) deal; mirrors ``legal()`` + ``step()``."""
+    def _playout_beat(self, rand: Callable[[], float]) -> None:
+        """Uniform random play of a BEAT (street, moscow) deal: the choice ``legal()`` would
+        give, without building the list (discards, and single-card beats, are counted)."""
+        tb = self.tb
+        leads_memo = tb.leads_memo
+        respond = self._respond
+        combos = COMBOS
+        hands = self.hands  # the same list until the deal ends (the state is held)
+        while self.phase < OVER:
+            if self.phase == RESPOND:
+                seat = self.order[self.pos]
+                h = hands[seat]
+                k = self.k
+                sp = self._specials() if self.spec_any else ()
+                if k == 1:
+                    nd = h.bit_count()
+                    c = h & self.beaters[self.top_mask.bit_length() - 1]
+                    n = nd + c.bit_count()
+                    r = int(rand() * (n + len(sp)))
+                    if r < nd:
+                        verb = V_DISCARD
+                        c = h
+                    elif r < n:
+                        verb = V_BEAT
+                        r -= nd
+                    else:
+                        self.step(sp[r - n])
+                        continue
+                    while r:
+                        c &= c - 1
+                        r -= 1
+                    respond(seat, verb, c & -c, None)
+                    continue
+                b = bits_of(h)
+                cmb = combos[len(b)][k]
+                nd = len(cmb)
+                beats = self._beats(h, k)
+                n = nd + len(beats)
+                r = int(rand() * (n + len(sp)))
+                if r < nd:
+                    m = 0
+                    for i in cmb[r]:
+                        m |= b[i]
+                    respond(seat, V_DISCARD, m, None)
+                elif r < n:
+                    respond(seat, V_BEAT, beats[r - nd], None)
+                else:
+                    self.step(sp[r - n])
+            else:
+                seat = self.due
+                h = hands[seat]
+                leads = leads_memo.get(h) or tb.leads(h)
+                if self.spec_any:
+                    sp = self._specials()
+                    r = int(rand() * (len(leads) + len(sp)))
+                    if r >= len(leads):
+                        self.step(sp[r - len(leads)])
+                        continue
+                else:
+                    r = int(rand() * len(leads))
+                self._lead(seat, leads[r], None)
+
+    def _playout_follow(self, rand: Callable[[], float]) -> None:
+        """Uniform random play of a FOLLOW (ziege) deal, a trick at a time with the trick in
+        local variables; the same choices and the same resulting state as ``legal()`` +
+        ``step()`` (the exchange and any trick already under way go through those)."""
         tb = self.tb
         follow_mask = tb.follow_mask
         plain = tb.plain_mask
@@ -926,53 +1043,76 @@ class GameState:
         catch = tb.catch_mask
         power = tb.power
         key = tb.key
-        while self.deal_no == number and self.phase != OVER:
-            ph = self.phase
-            if ph == RESPOND:
-                seat = self.order[self.pos]
-                h = self.hands[seat]
-                c = h & follow_mask[self.led]
-                if not c:
-                    c = h
-                m = _pick_bit(c, rand)
-                self.hands[seat] = h ^ m
-                self.plays.append((seat, V_PLAY, m))
-                self.tmask |= m
-                self.upmask |= m
-                p = power[self.led][m.bit_length() - 1]
-                if p > self.best_pow:
-                    self.best_pow = p
-                    self.best_seat = seat
-                if not m & follow_mask[self.led]:
-                    self.voids[seat] |= 1 << self.led
-                if m & catch and self._queen_caught(seat, m, None):
-                    continue
-                self.pos += 1
-                if self.pos == len(self.order):
-                    self._end_trick(self.best_seat, None)
-            elif ph == LEAD:
-                seat = self.due
-                h = self.hands[seat]
-                c = h & plain if ban else h
-                if not c:
-                    c = h
-                m = _pick_bit(c, rand)
-                self.hands[seat] = h ^ m
-                self.plays = [(seat, V_LEAD, m)]
-                self.tmask = m
-                self.upmask = m
-                self.pos = 1
-                self.phase = RESPOND
-                c = m.bit_length() - 1
-                self.k = 1
-                self.led = key[c]
-                self.best_pow = power[self.led][c]
-                self.best_seat = seat
-                if m & catch:
-                    self._queen_caught(seat, m, None)
-            else:
+        hands = self.hands  # the same list until the deal ends (the state is held)
+        while self.phase < OVER:
+            if self.phase != LEAD:
                 acts = self.legal()
                 self.step(acts[int(rand() * len(acts))])
+                continue
+            seat = self.due
+            h = hands[seat]
+            c = h & plain if ban else h
+            if not c:
+                c = h
+            i = int(rand() * c.bit_count())
+            while i:
+                c &= c - 1
+                i -= 1
+            m = c & -c
+            hands[seat] = h ^ m
+            plays = [(seat, V_LEAD, m)]
+            card = m.bit_length() - 1
+            led = key[card]
+            fm = follow_mask[led]
+            row = power[led]
+            best_pow = row[card]
+            best_seat = seat
+            tmask = m
+            self.k = 1
+            self.led = led
+            self.phase = RESPOND
+            if m & catch:
+                self._queen_caught(seat, m, None)  # records the card; one card catches nothing
+            order = self.order
+            pos = 1
+            caught = False
+            for seat in order[1:]:
+                h = hands[seat]
+                c = h & fm
+                if not c:
+                    c = h
+                i = int(rand() * c.bit_count())
+                while i:
+                    c &= c - 1
+                    i -= 1
+                m = c & -c
+                hands[seat] = h ^ m
+                plays.append((seat, V_PLAY, m))
+                tmask |= m
+                p = row[m.bit_length() - 1]
+                if p > best_pow:
+                    best_pow = p
+                    best_seat = seat
+                if not m & fm:
+                    self.voids[seat] |= 1 << led
+                if m & catch:
+                    self.plays = plays
+                    self.tmask = self.upmask = tmask
+                    self.best_pow = best_pow
+                    self.best_seat = best_seat
+                    self.pos = pos
+                    if self._queen_caught(seat, m, None):
+                        caught = True
+                        break
+                pos += 1
+            if caught:
+                continue
+            self.plays = plays
+            self.tmask = self.upmask = tmask
+            self.best_pow = best_pow
+            self.best_seat = best_seat
+            self.pos = pos
+            self._end_trick(best_seat, None)
 
     # ------------------------------------------------------------------ knowledge
 
@@ -1074,12 +1214,3 @@ class GameState:
     def snapshot(self) -> dict[str, Any]:
         """Every field, for tests and debugging (not a save format: use Match.to_json)."""
         return {name: getattr(self, name) for name in GameState.__slots__ if name != "tb"}
-
-
-def _pick_bit(c: int, rand: Callable[[], float]) -> int:
-    """The ``int(rand() * popcount)``-th lowest set bit of ``c`` (as ``legal()`` lists them)."""
-    i = int(rand() * c.bit_count())
-    while i:
-        c &= c - 1
-        i -= 1
-    return c & -c
