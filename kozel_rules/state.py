@@ -83,6 +83,8 @@ VERB_OF_CODE: tuple[Verb, ...] = (
 )
 CODE_OF_VERB: dict[Verb, int] = {v: i for i, v in enumerate(VERB_OF_CODE)}
 
+_SUITS = tuple(Suit)
+
 CAction = tuple[int, int, int]
 """A compact action: ``(seat, verb_code, card_mask)``."""
 
@@ -556,7 +558,6 @@ class GameState:
         side_of = self.side_of
         ns = self.nsides
         sides_in = self.sides_in
-        deal_order = self.order_from[self.next_in(self.dealer)]  # before any seat leaves
         tricks = [0] * ns
         cp = [0] * ns
         award = [0] * ns
@@ -598,7 +599,7 @@ class GameState:
         result = DealResult(
             number=self.deal_no,
             dealer=self.dealer,
-            trump=Suit(self.trump) if self.trump >= 0 else None,
+            trump=_SUITS[self.trump] if self.trump >= 0 else None,
             first_leader=self.first_leader,
             tricks=tuple(tricks),
             card_points=tuple(cp),
@@ -607,9 +608,20 @@ class GameState:
             queen_caught=caught,
             queen_side=queen_side if caught else None,
             last_trick_seat=self.last_taker if self.last_taker >= 0 else None,
-            out=tuple(sorted(going)),
+            out=tuple(sorted(going)) if going else (),
         )
         self.results.append(result)
+        winner = -1
+        if v.next_deal is NextDeal.WINNER_DEALS:
+            # the deal's winner: the first seat from D+1 (before anyone leaves) whose side
+            # has the most card points
+            deal_order = self.order_from[self.next_in(self.dealer)]
+            winner = deal_order[0]
+            if not caught:
+                for s in deal_order:
+                    if cp[side_of[s]] == best:
+                        winner = s
+                        break
         if eggs:
             self.eggs_fell = True
         if log is not None:
@@ -648,13 +660,6 @@ class GameState:
             self._start_deal(self.prev_in(leader), leader, log)
             return
         if rule is NextDeal.WINNER_DEALS:
-            # the first seat from D+1 (of those that played the deal) whose side has the most
-            winner = deal_order[0]
-            if not caught:
-                for s in deal_order:
-                    if cp[side_of[s]] == best:
-                        winner = s
-                        break
             dealer = winner if self.in_game[winner] else self.next_in(winner)
         else:
             dealer = self.next_in(self.dealer)
@@ -1073,10 +1078,10 @@ class GameState:
             self.phase = RESPOND
             if m & catch:
                 self._queen_caught(seat, m, None)  # records the card; one card catches nothing
-            order = self.order
-            pos = 1
+            followers = self.order[1:]
+            vplay = V_PLAY
             caught = False
-            for seat in order[1:]:
+            for seat in followers:
                 h = hands[seat]
                 c = h & fm
                 if not c:
@@ -1087,7 +1092,7 @@ class GameState:
                     i -= 1
                 m = c & -c
                 hands[seat] = h ^ m
-                plays.append((seat, V_PLAY, m))
+                plays.append((seat, vplay, m))
                 tmask |= m
                 p = row[m.bit_length() - 1]
                 if p > best_pow:
@@ -1100,18 +1105,17 @@ class GameState:
                     self.tmask = self.upmask = tmask
                     self.best_pow = best_pow
                     self.best_seat = best_seat
-                    self.pos = pos
+                    self.pos = len(plays) - 1
                     if self._queen_caught(seat, m, None):
                         caught = True
                         break
-                pos += 1
             if caught:
                 continue
             self.plays = plays
             self.tmask = self.upmask = tmask
             self.best_pow = best_pow
             self.best_seat = best_seat
-            self.pos = pos
+            self.pos = len(plays)
             self._end_trick(best_seat, None)
 
     # ------------------------------------------------------------------ knowledge
