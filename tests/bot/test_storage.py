@@ -1,0 +1,772 @@
+"""The SQLite storage layer, against real database files in ``tmp_path``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import sqlite3
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import aiosqlite
+import pytest
+
+from bot.storage import (
+    ActiveTableExistsError,
+    ChatRecord,
+    ConstraintError,
+    LogEntry,
+    MatchPlayerRecord,
+    MatchRecord,
+    SeatRecord,
+    SqliteStorage,
+    StaleVersionError,
+    Storage,
+    StorageError,
+    TableNotFoundError,
+    TableRecord,
+    UserRecord,
+    open_storage,
+)
+from bot.storage.migrations import (
+    MIGRATIONS,
+    Migration,
+    SchemaError,
+    apply_migrations,
+    latest_version,
+    split_sql,
+)
+
+
+class Clock:
+    """A clock the tests move by hand: every reading is one second after the last."""
+
+    def __init__(self, start: float = 1_700_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> str:
+    return str(tmp_path / "kozel.sqlite3")
+
+
+@pytest.fixture
+async def storage(db_path: str) -> AsyncIterator[SqliteStorage]:
+    store = await SqliteStorage.open(db_path, clock=Clock())
+    yield store
+    await store.close()
+
+
+def raw(db_path: str) -> Iterator[sqlite3.Connection]:
+    conn = sqlite3.connect(db_path)
+    conn.row_factory = sqlite3.Row
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def query(db_path: str, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
+    """Read the file directly with the stdlib driver (what another process would see)."""
+    for conn in raw(db_path):
+        return list(conn.execute(sql, params))
+    raise AssertionError("unreachable")
+
+
+def new_table(
+    chat_id: int = -100, *, status: str = "lobby", users: tuple[int, ...] = (1,)
+) -> TableRecord:
+    seats = [SeatRecord(seat=i, user_id=u, name=f"player{u}") for i, u in enumerate(users)]
+    return TableRecord(
+        id=0,
+        chat_id=chat_id,
+        status=status,
+        variant="street",
+        creator_id=users[0] if users else 1,
+        seed=12345,
+        seats=seats,
+    )
+
+
+def full_table(chat_id: int = -100) -> TableRecord:
+    return TableRecord(
+        id=0,
+        chat_id=chat_id,
+        status="playing",
+        variant="moscow",
+        creator_id=11,
+        seed=2**31 - 1,
+        seats=[
+            SeatRecord(
+                seat=0,
+                user_id=11,
+                name="Аня",
+                hand_message_id=501,
+                notice_message_id=502,
+                timeouts=1,
+                deadline=1_700_000_123.25,
+                selection=["K♠", "9♠"],
+            ),
+            SeatRecord(seat=1, user_id=None, name="Computer 1", ai_level="strong"),
+            SeatRecord(seat=2, user_id=22, name="Bob 🐐", away=True, timeouts=3),
+            SeatRecord(seat=3, user_id=None, name="Computer 2", ai_level="random"),
+        ],
+        match_state={
+            "variant": "moscow",
+            "dealer": 3,
+            "hands": [["10♥", "A♦"], [], ["Q♣"], ["6♦", "7♣", "8♠"]],
+            "defeat_points": [0, 4],
+            "nested": {"trump": "♥", "over": False, "none": None, "ratio": 0.5},
+        },
+        table_message_id=900,
+        lobby_message_id=901,
+        finished_at=None,
+    )
+
+
+def match_record(table_id: int, chat_id: int = -100) -> MatchRecord:
+    def player(seat: int, user_id: int | None, won: bool) -> MatchPlayerRecord:
+        return MatchPlayerRecord(
+            seat=seat,
+            side=seat % 2,
+            user_id=user_id,
+            name=f"p{seat}",
+            ai_level=None if user_id else "basic",
+            won=won,
+            goat=not won,
+            defeat_points=0 if won else 12,
+            deals_won=3 if won else 1,
+            deals_lost=1 if won else 3,
+            eggs=1,
+            queens_caught=0,
+            tricks=20 + seat,
+            card_points=300 + seat,
+        )
+
+    return MatchRecord(
+        table_id=table_id,
+        chat_id=chat_id,
+        variant="street",
+        players=4,
+        started_at=1_700_000_000.0,
+        finished_at=1_700_000_900.5,
+        deals=4,
+        goat_with_eggs=False,
+        result={"defeat_points": [0, 12], "out": [1]},
+        players_list=[
+            player(0, 11, True),
+            player(1, None, False),
+            player(2, 22, True),
+            player(3, 33, False),
+        ],
+    )
+
+
+# -------------------------------------------------------------------------------- opening
+
+
+async def test_open_storage_returns_a_working_sqlite_store_in_wal_mode(db_path: str) -> None:
+    store: Storage = await open_storage(db_path)
+    try:
+        assert isinstance(store, SqliteStorage)
+        await store.upsert_user(UserRecord(user_id=1, first_name="A"))
+        assert query(db_path, "PRAGMA journal_mode")[0][0] == "wal"
+    finally:
+        await store.close()
+    await store.close()  # closing twice is harmless
+
+
+async def test_open_creates_missing_directories(tmp_path: Path) -> None:
+    path = tmp_path / "data" / "nested" / "kozel.sqlite3"
+    store = await SqliteStorage.open(str(path))
+    await store.close()
+    assert path.exists()
+
+
+async def test_a_closed_store_refuses_work(storage: SqliteStorage) -> None:
+    await storage.close()
+    assert storage.is_closed
+    with pytest.raises(StorageError):
+        await storage.get_user(1)
+
+
+async def test_synchronous_mode_is_checked(db_path: str) -> None:
+    with pytest.raises(ValueError):
+        await SqliteStorage.open(db_path, synchronous="OFF")
+
+
+# ------------------------------------------------------------------------------ migrations
+
+
+async def test_migrations_set_user_version_and_reopening_applies_nothing(db_path: str) -> None:
+    store = await SqliteStorage.open(db_path)
+    await store.close()
+    assert query(db_path, "PRAGMA user_version")[0][0] == latest_version() == len(MIGRATIONS)
+    tables = {row[0] for row in query(db_path, "SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {
+        "users",
+        "chats",
+        "game_tables",
+        "seats",
+        "table_log",
+        "matches",
+        "match_players",
+    } <= tables
+
+    async with aiosqlite.connect(db_path, isolation_level=None) as conn:
+        assert await apply_migrations(conn) == []
+    # and opening again through the store is fine too
+    store = await SqliteStorage.open(db_path)
+    await store.close()
+    assert query(db_path, "PRAGMA user_version")[0][0] == latest_version()
+
+
+async def test_apply_migrations_applies_each_version_once(db_path: str) -> None:
+    calls: list[int] = []
+
+    async def fill(conn: aiosqlite.Connection) -> None:
+        calls.append(1)
+        await conn.execute("INSERT INTO t (x) VALUES ('a;b')")
+
+    migrations = [
+        Migration(1, "t", "CREATE TABLE t (x TEXT); -- a comment; with a semicolon\n"),
+        Migration(2, "fill", run=fill),
+    ]
+    async with aiosqlite.connect(db_path, isolation_level=None) as conn:
+        assert await apply_migrations(conn, migrations) == [1, 2]
+        assert await apply_migrations(conn, migrations) == []
+        async with conn.execute("SELECT x FROM t") as cursor:
+            assert [tuple(r) for r in await cursor.fetchall()] == [("a;b",)]
+    assert calls == [1]
+    assert query(db_path, "PRAGMA user_version")[0][0] == 2
+
+
+async def test_a_failing_migration_leaves_no_trace(db_path: str) -> None:
+    migrations = [
+        Migration(1, "ok", "CREATE TABLE a (x INTEGER);"),
+        Migration(2, "broken", "CREATE TABLE b (x INTEGER); INSERT INTO nowhere VALUES (1);"),
+    ]
+    async with aiosqlite.connect(db_path, isolation_level=None) as conn:
+        with pytest.raises(sqlite3.OperationalError):
+            await apply_migrations(conn, migrations)
+    assert query(db_path, "PRAGMA user_version")[0][0] == 1
+    names = {row[0] for row in query(db_path, "SELECT name FROM sqlite_master")}
+    assert "a" in names and "b" not in names
+
+
+async def test_a_database_newer_than_the_code_is_refused(db_path: str) -> None:
+    for conn in raw(db_path):
+        conn.execute(f"PRAGMA user_version = {latest_version() + 1}")
+    with pytest.raises(SchemaError):
+        await SqliteStorage.open(db_path)
+
+
+async def test_migration_versions_must_be_consecutive(db_path: str) -> None:
+    async with aiosqlite.connect(db_path, isolation_level=None) as conn:
+        with pytest.raises(SchemaError):
+            await apply_migrations(conn, [Migration(2, "skips one", "SELECT 1;")])
+
+
+def test_split_sql_respects_strings_and_trigger_bodies() -> None:
+    script = """
+    -- leading comment
+    CREATE TABLE t (x TEXT DEFAULT ';');
+    CREATE TRIGGER tr AFTER INSERT ON t BEGIN
+        UPDATE t SET x = 'y;z';
+        DELETE FROM t WHERE x = ';';
+    END;
+    INSERT INTO t VALUES ('1;2');
+    """
+    statements = list(split_sql(script))
+    assert len(statements) == 3
+    assert statements[1].startswith("CREATE TRIGGER") and statements[1].endswith("END;")
+    with pytest.raises(SchemaError):
+        list(split_sql("CREATE TABLE t (x TEXT); SELECT 'unterminated"))
+
+
+# ----------------------------------------------------------------------------------- users
+
+
+async def test_user_upsert_keeps_the_language_override(storage: SqliteStorage) -> None:
+    assert await storage.get_user(7) is None
+    await storage.upsert_user(UserRecord(user_id=7, first_name="Ann", language_code="en"))
+    await storage.set_user_language(7, "ru")
+    await storage.upsert_user(
+        UserRecord(
+            user_id=7,
+            first_name="Anna",
+            username="anna",
+            language_code="de",
+            can_message=True,
+            private_chat_id=7,
+        )
+    )
+    assert await storage.get_user(7) == UserRecord(
+        user_id=7,
+        first_name="Anna",
+        username="anna",
+        language_code="de",
+        language="ru",
+        can_message=True,
+        private_chat_id=7,
+    )
+    # a later update without a private chat id does not forget it; can_message is written
+    await storage.upsert_user(UserRecord(user_id=7, first_name="Anna", can_message=False))
+    user = await storage.get_user(7)
+    assert user is not None
+    assert (user.language, user.private_chat_id, user.can_message, user.username) == (
+        "ru",
+        7,
+        False,
+        None,
+    )
+    # an explicit language in the record does replace the override
+    await storage.upsert_user(UserRecord(user_id=7, first_name="Anna", language="uk"))
+    user = await storage.get_user(7)
+    assert user is not None and user.language == "uk"
+
+
+async def test_set_user_language_and_can_message(storage: SqliteStorage) -> None:
+    await storage.upsert_user(UserRecord(user_id=8, first_name="Bo"))
+    await storage.set_user_language(8, "de")
+    await storage.set_can_message(8, True)
+    assert await storage.get_user(8) == UserRecord(8, "Bo", language="de", can_message=True)
+    await storage.set_user_language(8, None)
+    await storage.set_can_message(8, False)
+    assert await storage.get_user(8) == UserRecord(8, "Bo")
+    await storage.set_can_message(9, True)  # unknown user: nothing happens
+    assert await storage.get_user(9) is None
+
+
+# ----------------------------------------------------------------------------------- chats
+
+
+async def test_chat_settings_round_trip(storage: SqliteStorage) -> None:
+    assert await storage.get_chat(-100) is None
+    chat = ChatRecord(chat_id=-100, title="Козёл по пятницам")
+    await storage.upsert_chat(chat)
+    assert await storage.get_chat(-100) == chat
+
+    chat.language = "ru"
+    chat.turn_timeout = 0
+    chat.settings = {
+        "variant": "moscow",
+        "ai": {"level": "strong", "fill": True},
+        "banned": [1, 2],
+        "note": "♠♥",
+    }
+    await storage.upsert_chat(chat)
+    assert await storage.get_chat(-100) == chat
+
+
+# ---------------------------------------------------------------------------------- tables
+
+
+async def test_create_table_assigns_id_version_and_times(storage: SqliteStorage) -> None:
+    table = new_table(users=(1, 2))
+    created = await storage.create_table(table)
+    assert created is table
+    assert table.id > 0 and table.version == 1
+    assert table.created_at == table.updated_at > 0
+    second = await storage.create_table(new_table(chat_id=-200))
+    assert second.id != table.id
+    with pytest.raises(ValueError):
+        await storage.create_table(table)  # already has an id
+
+
+async def test_table_with_seats_and_match_state_round_trips_exactly(
+    storage: SqliteStorage,
+) -> None:
+    table = await storage.create_table(full_table())
+    loaded = await storage.get_table(table.id)
+    assert loaded == table
+    assert loaded is not table
+
+    assert loaded is not None
+    loaded.status = "finished"
+    loaded.finished_at = 1_700_000_999.75
+    loaded.match_state = {"over": True, "defeat_points": [12, 4]}
+    loaded.seats[0].selection = []
+    loaded.seats[0].deadline = None
+    loaded.seats[1].ai_level = "basic"
+    loaded.seats.pop()  # seats are replaced as a whole
+    loaded.table_message_id = None
+    before = loaded.updated_at
+    saved = await storage.save_table(loaded, expected_version=1)
+    assert saved is loaded and saved.version == 2 and saved.updated_at > before
+    assert await storage.get_table(table.id) == saved
+    assert await storage.get_table(table.id + 1000) is None
+
+
+async def test_save_table_with_a_stale_version_raises_and_changes_nothing(
+    storage: SqliteStorage,
+) -> None:
+    table = await storage.create_table(full_table())
+    await storage.save_table(table, expected_version=1)  # now version 2
+    stored = await storage.get_table(table.id)
+
+    edited = copy.deepcopy(table)
+    edited.status = "cancelled"
+    edited.seats = []
+    with pytest.raises(StaleVersionError) as info:
+        await storage.save_table(
+            edited, expected_version=1, log=[LogEntry("action", 3, 0, "0 lead K♠")]
+        )
+    assert (info.value.table_id, info.value.expected, info.value.actual) == (table.id, 1, 2)
+    assert edited.version == 2 and edited.status == "cancelled"  # the caller's object untouched
+    assert await storage.get_table(table.id) == stored
+    assert await storage.table_log(table.id) == []
+
+
+async def test_save_table_of_an_unknown_table(storage: SqliteStorage) -> None:
+    ghost = new_table()
+    ghost.id = 404
+    with pytest.raises(TableNotFoundError):
+        await storage.save_table(ghost, expected_version=0)
+
+
+async def test_concurrent_saves_with_the_same_version_exactly_one_wins(
+    storage: SqliteStorage,
+) -> None:
+    table = await storage.create_table(new_table(users=(1, 2)))
+    copies = []
+    for n in range(8):
+        attempt = copy.deepcopy(table)
+        attempt.seats[1].name = f"attempt {n}"
+        copies.append(attempt)
+
+    results = await asyncio.gather(
+        *(
+            storage.save_table(
+                c, expected_version=1, log=[LogEntry("lobby", None, 1, f"rename {i}")]
+            )
+            for i, c in enumerate(copies)
+        ),
+        return_exceptions=True,
+    )
+    winners = [r for r in results if isinstance(r, TableRecord)]
+    losers = [r for r in results if isinstance(r, StaleVersionError)]
+    assert len(winners) == 1 and len(losers) == 7
+    stored = await storage.get_table(table.id)
+    assert stored == winners[0] and stored.version == 2
+    log = await storage.table_log(table.id)
+    assert [e.text for e in log] == [f"rename {copies.index(winners[0])}"]
+
+
+async def test_active_table_queries(storage: SqliteStorage) -> None:
+    lobby = await storage.create_table(new_table(-1, users=(1, 2)))
+    playing = await storage.create_table(new_table(-2, status="playing", users=(3,)))
+    done = await storage.create_table(new_table(-3, status="finished", users=(4, 5)))
+    gone = await storage.create_table(new_table(-1, status="cancelled", users=(6,)))
+
+    assert await storage.active_table_for_chat(-1) == lobby
+    assert await storage.active_table_for_chat(-2) == playing
+    assert await storage.active_table_for_chat(-3) is None
+    assert await storage.active_table_for_chat(-4) is None
+
+    assert await storage.active_table_for_user(2) == lobby
+    assert await storage.active_table_for_user(3) == playing
+    assert await storage.active_table_for_user(4) is None  # only at a finished table
+    assert await storage.active_table_for_user(6) is None
+    assert await storage.active_table_for_user(99) is None
+
+    assert await storage.active_tables() == [lobby, playing]
+
+    playing.status = "finished"
+    await storage.save_table(playing, expected_version=playing.version)
+    assert await storage.active_tables() == [lobby]
+    assert await storage.active_table_for_user(3) is None
+    assert (done.id, gone.id) != (0, 0)
+
+
+async def test_a_chat_has_at_most_one_active_table(storage: SqliteStorage) -> None:
+    first = await storage.create_table(new_table(-1))
+    with pytest.raises(ActiveTableExistsError):
+        await storage.create_table(new_table(-1, status="playing"))
+    finished = await storage.create_table(new_table(-1, status="finished"))  # not active: fine
+    finished.status = "lobby"
+    with pytest.raises(ActiveTableExistsError):
+        await storage.save_table(finished, expected_version=1)
+    assert finished.version == 1
+    first.status = "cancelled"
+    await storage.save_table(first, expected_version=1)
+    assert (await storage.create_table(new_table(-1))).id > finished.id
+
+
+async def test_a_failed_save_writes_no_log_and_no_seats(storage: SqliteStorage) -> None:
+    table = await storage.create_table(new_table(users=(1, 2)))
+    before = await storage.get_table(table.id)
+    table.seats.append(SeatRecord(seat=2, user_id=1, name="the same user again"))
+    with pytest.raises(ConstraintError):
+        await storage.save_table(
+            table, expected_version=1, log=[LogEntry("lobby", None, 2, "join", by="human")]
+        )
+    assert table.version == 1
+    assert await storage.get_table(table.id) == before
+    assert await storage.table_log(table.id) == []
+
+    table.seats.pop()
+    table.match_state = {"bad": {1, 2}}  # a set is not JSON
+    with pytest.raises(StorageError):
+        await storage.save_table(table, expected_version=1, log=[LogEntry("x", None, None, "y")])
+    assert await storage.get_table(table.id) == before
+    assert await storage.table_log(table.id) == []
+
+
+async def test_log_is_written_with_the_table_and_read_back_in_order(
+    storage: SqliteStorage,
+) -> None:
+    table = await storage.create_table(new_table(users=(1, 2)))
+    table.status = "playing"
+    await storage.save_table(
+        table,
+        expected_version=1,
+        log=[
+            LogEntry("lobby", None, None, "start", by="human"),
+            LogEntry("deal", 0, None, "deal 1", data={"dealer": 0, "trump": "♥"}),
+        ],
+    )
+    await storage.save_table(
+        table,
+        expected_version=2,
+        log=[
+            LogEntry("action", 1, 1, "1 lead K♠ 9♠", by="human"),
+            LogEntry("action", 2, 0, "0 beat 10♠ A♠", by="timeout"),
+            LogEntry("timeout", 2, 0, "seat 0 timed out", by="system"),
+        ],
+    )
+    other = await storage.create_table(new_table(-9, users=(5,)))
+    await storage.save_table(other, expected_version=1, log=[LogEntry("lobby", None, 0, "x")])
+
+    log = await storage.table_log(table.id)
+    assert [(e.kind, e.ply, e.seat, e.text, e.by) for e in log] == [
+        ("lobby", None, None, "start", "human"),
+        ("deal", 0, None, "deal 1", "system"),
+        ("action", 1, 1, "1 lead K♠ 9♠", "human"),
+        ("action", 2, 0, "0 beat 10♠ A♠", "timeout"),
+        ("timeout", 2, 0, "seat 0 timed out", "system"),
+    ]
+    assert log[1].data == {"dealer": 0, "trump": "♥"} and log[0].data is None
+    assert all(e.table_id == table.id for e in log)
+    assert [e.id for e in log] == sorted(e.id for e in log)
+    assert log[0].at < log[2].at  # entries carry their save's timestamp
+    assert [e.text for e in await storage.table_log(table.id, kind="action")] == [
+        "1 lead K♠ 9♠",
+        "0 beat 10♠ A♠",
+    ]
+    assert await storage.table_log(table.id, kind="nothing") == []
+
+
+# ----------------------------------------------------------------------------- migrate chat
+
+
+async def test_migrate_chat_moves_the_chat_its_tables_and_matches(
+    storage: SqliteStorage, db_path: str
+) -> None:
+    await storage.upsert_chat(ChatRecord(-1, "group", language="ru", settings={"v": 1}))
+    await storage.upsert_chat(ChatRecord(-100777, "supergroup"))  # raced in with defaults
+    old = await storage.create_table(new_table(-1, status="finished"))
+    live = await storage.create_table(new_table(-1, users=(1, 2)))
+    await storage.record_match(match_record(old.id, chat_id=-1))
+    elsewhere = await storage.create_table(new_table(-2, users=(3,)))
+
+    await storage.migrate_chat(-1, -100777)
+
+    assert await storage.get_chat(-1) is None
+    assert await storage.get_chat(-100777) == ChatRecord(-100777, "group", "ru", 60, {"v": 1})
+    assert await storage.active_table_for_chat(-1) is None
+    moved = await storage.active_table_for_chat(-100777)
+    assert moved is not None and moved.id == live.id and moved.version == live.version
+    old_now = await storage.get_table(old.id)
+    assert old_now is not None and old_now.chat_id == -100777
+    assert [r["chat_id"] for r in query(db_path, "SELECT chat_id FROM matches")] == [-100777]
+    assert (await storage.get_table(elsewhere.id)) == elsewhere
+
+    # a save from a copy loaded before the migration does not move the table back
+    live.seats.pop()
+    await storage.save_table(live, expected_version=live.version)
+    assert live.chat_id == -100777
+    assert (await storage.get_table(live.id)) == live
+
+
+async def test_migrate_chat_without_a_chat_row_still_moves_tables(storage: SqliteStorage) -> None:
+    table = await storage.create_table(new_table(-5))
+    await storage.migrate_chat(-5, -1005)
+    moved = await storage.get_table(table.id)
+    assert moved is not None and moved.chat_id == -1005
+    assert await storage.get_chat(-1005) is None
+    await storage.migrate_chat(-1005, -1005)  # same id: nothing to do
+
+
+async def test_migrate_chat_refuses_to_merge_two_active_tables(storage: SqliteStorage) -> None:
+    a = await storage.create_table(new_table(-1))
+    b = await storage.create_table(new_table(-100999))
+    await storage.upsert_chat(ChatRecord(-1, "g"))
+    with pytest.raises(ActiveTableExistsError):
+        await storage.migrate_chat(-1, -100999)
+    assert await storage.get_table(a.id) == a and await storage.get_table(b.id) == b
+    assert await storage.get_chat(-1) == ChatRecord(-1, "g")
+
+
+# ---------------------------------------------------------------------------------- ladder
+
+
+async def test_record_match_stores_the_match_and_its_players(
+    storage: SqliteStorage, db_path: str
+) -> None:
+    record = match_record(table_id=42)
+    match_id = await storage.record_match(record)
+    assert match_id > 0
+
+    (row,) = query(db_path, "SELECT * FROM matches")
+    assert (
+        row["id"],
+        row["table_id"],
+        row["chat_id"],
+        row["variant"],
+        row["players"],
+        row["deals"],
+        row["goat_with_eggs"],
+    ) == (match_id, 42, -100, "street", 4, 4, 0)
+    assert row["finished_at"] == 1_700_000_900.5
+    players = query(
+        db_path, "SELECT * FROM match_players WHERE match_id = ? ORDER BY seat", (match_id,)
+    )
+    assert [
+        MatchPlayerRecord(
+            seat=p["seat"],
+            side=p["side"],
+            user_id=p["user_id"],
+            name=p["name"],
+            ai_level=p["ai_level"],
+            won=bool(p["won"]),
+            goat=bool(p["goat"]),
+            defeat_points=p["defeat_points"],
+            deals_won=p["deals_won"],
+            deals_lost=p["deals_lost"],
+            eggs=p["eggs"],
+            queens_caught=p["queens_caught"],
+            tricks=p["tricks"],
+            card_points=p["card_points"],
+        )
+        for p in players
+    ] == record.players_list
+
+    # the same table again (a retry after a crash) counts once
+    assert await storage.record_match(match_record(table_id=42)) == match_id
+    assert query(db_path, "SELECT count(*) FROM match_players")[0][0] == 4
+    assert await storage.record_match(match_record(table_id=43)) != match_id
+
+    # the ladder's indexes exist
+    indexes = {r[0] for r in query(db_path, "SELECT name FROM sqlite_master WHERE type='index'")}
+    assert {"matches_chat_finished", "match_players_user"} <= indexes
+
+
+async def test_finishing_a_table_and_recording_its_match_is_one_transaction(
+    storage: SqliteStorage, db_path: str
+) -> None:
+    table = await storage.create_table(new_table(users=(11, 22)))
+    stale = copy.deepcopy(table)
+    table.status = "finished"
+    await storage.save_table(
+        table,
+        expected_version=1,
+        log=[LogEntry("match", None, None, "over")],
+        match=match_record(table.id),
+    )
+    with pytest.raises(StaleVersionError):
+        await storage.save_table(stale, expected_version=1, match=match_record(table.id + 1))
+    assert [r["table_id"] for r in query(db_path, "SELECT table_id FROM matches")] == [table.id]
+
+
+# ------------------------------------------------------------------------------ durability
+
+
+async def test_everything_survives_closing_and_reopening(db_path: str) -> None:
+    store = await SqliteStorage.open(db_path)
+    await store.upsert_user(UserRecord(1, "Ann", "ann", "en", "ru", True, 1))
+    await store.upsert_chat(ChatRecord(-100, "group", "de", 90, {"variant": "ziege"}))
+    table = await store.create_table(full_table())
+    await store.save_table(table, expected_version=1, log=[LogEntry("action", 1, 0, "0 lead 9♠")])
+    await store.record_match(match_record(table.id))
+    await store.close()
+
+    # committed data is in the file, readable by another connection, before and after reopening
+    assert query(db_path, "SELECT version FROM game_tables")[0][0] == 2
+
+    store = await SqliteStorage.open(db_path)
+    try:
+        assert await store.get_user(1) == UserRecord(1, "Ann", "ann", "en", "ru", True, 1)
+        assert await store.get_chat(-100) == ChatRecord(
+            -100, "group", "de", 90, {"variant": "ziege"}
+        )
+        assert await store.get_table(table.id) == table
+        assert await store.active_tables() == [table]
+        assert [e.text for e in await store.table_log(table.id)] == ["0 lead 9♠"]
+    finally:
+        await store.close()
+
+
+async def test_a_commit_is_visible_to_another_connection_while_the_store_is_open(
+    storage: SqliteStorage, db_path: str
+) -> None:
+    table = await storage.create_table(new_table())
+    await storage.save_table(table, expected_version=1)
+    assert query(db_path, "SELECT version FROM game_tables WHERE id = ?", (table.id,))[0][0] == 2
+
+
+async def test_reads_never_see_a_half_done_write(storage: SqliteStorage) -> None:
+    table = await storage.create_table(new_table(users=(1, 2, 3, 4)))
+    edited = copy.deepcopy(table)
+    edited.seats = [
+        SeatRecord(seat=i, user_id=None, name=f"c{i}", ai_level="basic") for i in range(4)
+    ]
+    # Read over and over while saves run: every read sees the table before or after a save,
+    # never between deleting the old seats and inserting the new ones.
+    reads = 0
+    for _ in range(5):
+        save = asyncio.create_task(storage.save_table(edited, expected_version=edited.version))
+        while not save.done():
+            seen = await storage.get_table(table.id)
+            reads += 1
+            assert seen is not None
+            assert seen.seats in (table.seats, edited.seats)
+        await save
+    assert reads >= 5
+
+
+async def test_a_cancelled_save_leaves_a_consistent_usable_store(storage: SqliteStorage) -> None:
+    table = await storage.create_table(new_table(users=(1, 2)))
+    for steps in range(0, 40, 3):
+        current = await storage.get_table(table.id)
+        assert current is not None
+        attempt = copy.deepcopy(current)
+        attempt.seats = [SeatRecord(seat=0, user_id=None, name=f"step {steps}", ai_level="basic")]
+        save = asyncio.create_task(
+            storage.save_table(
+                attempt,
+                expected_version=current.version,
+                log=[LogEntry("action", steps, 0, f"step {steps}")],
+            )
+        )
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        save.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await save
+        stored = await storage.get_table(table.id)
+        assert stored is not None
+        log = [e.text for e in await storage.table_log(table.id)]
+        if stored.version == current.version:  # rolled back: nothing of it is visible
+            assert stored.seats == current.seats and f"step {steps}" not in log
+        else:  # committed before the cancel landed: all of it is visible
+            assert stored.version == current.version + 1
+            assert stored.seats == attempt.seats and log[-1] == f"step {steps}"
+    # the connection is not stuck inside a transaction
+    await storage.upsert_user(UserRecord(1, "still works"))
+    assert await storage.get_user(1) == UserRecord(1, "still works")
