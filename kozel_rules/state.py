@@ -62,7 +62,8 @@ from .event import (
     TrickTaken,
 )
 from .result import DealResult, MatchResult
-from .variant import FirstLeader, NextDeal, Scoring, TrumpKind, Variant, get_variant
+from .scoring import score_deal, sides_going_out
+from .variant import FirstLeader, NextDeal, TrumpKind, Variant, get_variant
 
 # Phases
 LEAD, RESPOND, GIVE, RETURN, FORCED, OVER, HELD = range(7)
@@ -575,27 +576,12 @@ class GameState:
         else:
             for x in sides_in:
                 cp[x] = mask_points(side_cards[x])
-            sc: Scoring = self.tb.scoring[len(sides_in)]
-            best = max(cp)  # sides that are out have 0, and some side has points
-            ntop = cp.count(best)
-            for x in sides_in:
-                if cp[x] == best:
-                    award[x] = 0 if ntop == 1 else sc.top_tie_award
-                else:
-                    award[x] = sc.award(cp[x], tricks[x])
-            eggs = ntop == 2 and len(sides_in) == 2
+            award, eggs = score_deal(self.tb.scoring[len(sides_in)], cp, tricks, sides_in)
+            best = max(cp)
         defeat = self.defeat
-        going = []
-        out_at = v.out_at
         for x in sides_in:
             defeat[x] += award[x]
-            if defeat[x] >= out_at:
-                going.append(x)
-        if going and len(going) == len(sides_in):
-            most = max(defeat[x] for x in going)
-            going = [x for x in going if defeat[x] == most]
-            if len(going) == len(sides_in):
-                going = []
+        going = sides_going_out(defeat, sides_in, v.out_at)
         result = DealResult(
             number=self.deal_no,
             dealer=self.dealer,
