@@ -97,7 +97,7 @@ class SqliteStorage:
         if synchronous not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}, not {synchronous!r}")
         in_memory = path == ":memory:"
-        if not in_memory and not path.startswith("file:"):
+        if not in_memory:
             directory = os.path.dirname(os.path.abspath(path))
             os.makedirs(directory, exist_ok=True)
         conn = await aiosqlite.connect(path, isolation_level=None)
