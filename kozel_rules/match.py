@@ -396,12 +396,15 @@ class Match:
         pos = tb.plain_pos
         cards = cards_of(m)
         if tb.follow:
+            # plain cards by suit and rank, then the trumps low to high
             tpos = {int(c): i for i, c in enumerate(st.variant.fixed_trumps)}
-            return tuple(
-                sorted(
-                    cards, key=lambda c: (int(c) in tpos, tpos.get(int(c), 0), c.suit, pos[c.rank])
-                )
-            )
+
+            def key(c: Card) -> tuple[int, int, int]:
+                if int(c) in tpos:
+                    return (1, tpos[int(c)], 0)
+                return (0, int(c.suit), pos[c.rank])
+
+            return tuple(sorted(cards, key=key))
         trump = st.trump
         return tuple(sorted(cards, key=lambda c: (c.suit == trump, c.suit, pos[c.rank])))
 
