@@ -281,15 +281,15 @@ class Match:
             return "verb-not-in-variant", f"'{vb}' is not a {v.name} action ({hint})"
         if not m:
             return "no-cards", "an action needs at least one card"
+        to_move = st.to_move
+        if seat != to_move and not vb.is_special:
+            return "not-your-turn", f"seat {seat} may not act now (seat {to_move} to move)"
         hand = st.hands[seat]
         if m & ~hand:
             missing = " ".join(str(c) for c in cards_of(m & ~hand))
             return "not-in-hand", f"seat {seat} does not hold {missing}"
         if vb.is_special:
             return self._diagnose_special(seat, vb, m)
-        to_move = st.to_move
-        if seat != to_move:
-            return "not-your-turn", f"seat {seat} may not act now (seat {to_move} to move)"
         ph = st.phase
         if ph == GIVE:
             if vb is not Verb.GIVE:
