@@ -24,7 +24,7 @@ def _replay(path: str) -> int:
         print(f"not JSON: {e}", file=sys.stderr)
         return 2
     # A scenario vector wraps the record; accept both.
-    if isinstance(record, dict) and "record" in record and "variant" not in record:
+    if isinstance(record, dict) and isinstance(record.get("record"), dict):
         record = record["record"]
     result = replay(record)
     json.dump(result, sys.stdout, ensure_ascii=False, indent=1)

@@ -464,6 +464,8 @@ class GameState:
         self.spec_any = any(self.spec)
         self.first_leader = leader
         self.last_trick = None
+        self.tmask = 0
+        self.upmask = 0
         self.k = 0
         self.top_seat = -1
         self.top_mask = 0
@@ -497,8 +499,6 @@ class GameState:
         self.order = self.order_from[due]
         self.pos = 0
         self.plays = []
-        self.tmask = 0
-        self.upmask = 0
         tb = self.tb
         if tb.follow:
             self.q_seat = -1
@@ -514,16 +514,17 @@ class GameState:
         self.phase = LEAD
 
     def _end_trick(self, taker: int, log: Log | None) -> None:
-        self.piles[taker] |= self.tmask
+        tmask = self.tmask
+        self.piles[taker] |= tmask
+        self.tmask = 0
         self.tricks[taker] += 1
         self.last_taker = taker
         self.seen_up |= self.upmask
+        self.upmask = 0
         self.last_trick = (self.leader, self.due, self.plays, taker)
         hands = self.hands
         if log is not None:
-            log.append(
-                TrickTaken(seat=taker, side=self.side_of[taker], cards=self.tmask.bit_count())
-            )
+            log.append(TrickTaken(seat=taker, side=self.side_of[taker], cards=tmask.bit_count()))
         stock = self.stock
         if stock:
             order = self.order_from[taker]
@@ -619,7 +620,6 @@ class GameState:
             for s in range(n):
                 if side_of[s] in going:
                     self.in_game[s] = False
-                    self.hands[s] = 0
             self.sides_in = tuple(x for x in sides_in if x not in going)
             self._seat_tables()
         if len(self.sides_in) <= 1:
