@@ -246,15 +246,24 @@ class Match:
     def _compact(self, action: Action) -> CAction:
         if not isinstance(action, Action):
             raise IllegalActionError(f"not an action: {action!r}", rule="malformed")
+        try:
+            verb = CODE_OF_VERB[Verb(action.verb)]
+            seat = int(action.seat)
+        except (ValueError, TypeError):
+            raise IllegalActionError(
+                f"not an action: {action!r}", rule="malformed", action=str(action)
+            ) from None
         m = 0
         for c in action.cards:
+            if not isinstance(c, int) or not 0 <= c < 36:
+                raise IllegalActionError(f"not a card: {c!r}", rule="malformed", action=str(action))
             b = 1 << int(c)
             if m & b:
                 raise IllegalActionError(
                     f"{action}: card {c} is named twice", rule="duplicate-card", action=str(action)
                 )
             m |= b
-        return (action.seat, CODE_OF_VERB[Verb(action.verb)], m)
+        return (seat, verb, m)
 
     # ------------------------------------------------------------------ why an action is illegal
 
@@ -475,6 +484,7 @@ class Match:
             last_deal=st.results[-1] if st.results else None,
             legal=legal,
             match_over=over,
+            trick_takers=tuple(st.takers),
         )
 
     def seen(self, seat: int | None = None) -> Seen:

@@ -175,6 +175,7 @@ class GameState:
         "stock",
         "piles",
         "tricks",
+        "takers",
         "last_taker",
         "seen_up",
         "revealed",
@@ -238,6 +239,7 @@ class GameState:
     stock: list[int]
     piles: list[int]
     tricks: list[int]
+    takers: list[int]
     last_taker: int
     seen_up: int
     revealed: list[int]
@@ -384,6 +386,7 @@ class GameState:
         st.stock = self.stock[:]
         st.piles = self.piles[:]
         st.tricks = self.tricks[:]
+        st.takers = self.takers[:]
         st.last_taker = self.last_taker
         st.seen_up = self.seen_up
         st.revealed = self.revealed[:]
@@ -451,6 +454,7 @@ class GameState:
         self.hands = hands
         self.piles = [0] * n
         self.tricks = [0] * n
+        self.takers = []
         self.last_taker = -1
         self.seen_up = 0
         self.revealed = [0] * n
@@ -518,6 +522,7 @@ class GameState:
         self.piles[taker] |= tmask
         self.tmask = 0
         self.tricks[taker] += 1
+        self.takers.append(taker)
         self.last_taker = taker
         self.seen_up |= self.upmask
         self.upmask = 0

@@ -52,6 +52,7 @@ class SeatView:
     last_deal: DealResult | None
     legal: tuple[Action, ...]  # this seat's legal actions now (empty in the public view)
     match_over: bool
+    trick_takers: tuple[int, ...] = ()  # who took each trick of this deal, in order
 
 
 @dataclass(frozen=True)
