@@ -82,6 +82,7 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
             ai_delay=config.ai_delay,
             table_interval=config.table_interval,
             hand_interval=config.hand_interval,
+            timeout_scale=config.timeout_scale,
         )
         core = Core(
             storage,

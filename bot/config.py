@@ -17,6 +17,7 @@ Environment:
   KOZEL_LOG_LEVEL    DEBUG, INFO, WARNING or ERROR (default: INFO)
   KOZEL_AI_DELAY     seconds a computer player waits before it moves (default: 1.2)
   KOZEL_LOCALES      folder of the gettext catalogs (default: the project's locales/)
+  KOZEL_TIMEOUT_SCALE  multiplies every turn timer (default: 1; tests use small values)
 """
 
 
@@ -33,6 +34,7 @@ class Config:
     ai_delay: float
     table_interval: float
     hand_interval: float
+    timeout_scale: float
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Config:
@@ -51,6 +53,7 @@ class Config:
             ai_delay = float(env.get("KOZEL_AI_DELAY", "1.2"))
             table_interval = float(env.get("KOZEL_TABLE_INTERVAL", "1.0"))
             hand_interval = float(env.get("KOZEL_HAND_INTERVAL", "0.25"))
+            timeout_scale = float(env.get("KOZEL_TIMEOUT_SCALE", "1"))
         except ValueError as err:
             raise ConfigError(f"a timing setting is not a number: {err}") from None
         return cls(
@@ -61,4 +64,5 @@ class Config:
             ai_delay=ai_delay,
             table_interval=table_interval,
             hand_interval=hand_interval,
+            timeout_scale=timeout_scale,
         )

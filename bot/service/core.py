@@ -26,6 +26,7 @@ class Settings:
     table_interval: float = 1.0  # at least this long between two edits of a group's table
     hand_interval: float = 0.25  # ... and of one player's hand message
     default_ai_level: str = "strong"
+    timeout_scale: float = 1.0  # multiplies turn timers (tests run them fast)
 
 
 class Core:

@@ -237,10 +237,7 @@ def plan_deadlines(core: Core, table: TableRecord, match: Match, timeout: int) -
         human_turn = (
             record.seat == to_move and record.ai_level is None and not record.away and timeout > 0
         )
-        if not human_turn:
-            record.deadline = None
-        elif record.deadline is None or record.deadline < now:
-            record.deadline = now + timeout
+        record.deadline = now + timeout * core.settings.timeout_scale if human_turn else None
 
 
 async def after_change(

@@ -1,0 +1,205 @@
+"""Plays Kozel through the bot's real messages, the way people do: read the hand, tap cards.
+
+A ``Table`` knows a group and its simulated users. Players only use what they see: the
+buttons on their private hand message (card toggles, confirm buttons, special leads).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fakebot.models import Button, StoredMessage
+from fakebot.server import FakeTelegram
+from fakebot.users import SimGroup, SimUser
+
+HAND_DATA = re.compile(r"^v1:\d+:\d+:(tog|act|clr|back)")
+TURN_MARK = "👉"
+MATCH_OVER = "The match is over!"
+ENV_FAST = {
+    "KOZEL_AI_DELAY": "0",
+    "KOZEL_TABLE_INTERVAL": "0",
+    "KOZEL_HAND_INTERVAL": "0",
+}
+
+
+def is_hand(message: StoredMessage) -> bool:
+    return any(b.callback_data and HAND_DATA.match(b.callback_data) for b in message.buttons) or (
+        message.text is not None and message.text.startswith("🐐 Kozel ·")
+    )
+
+
+def op_of(button: Button) -> str:
+    data = button.callback_data or ""
+    return data.split(":")[3] if data.count(":") >= 3 else ""
+
+
+@dataclass
+class Table:
+    server: FakeTelegram
+    group: SimGroup
+    rng: random.Random = field(default_factory=lambda: random.Random(1))
+    special_rate: float = 0.5  # how often a player declares a special lead it is offered
+    presses: int = 0
+
+    # ------------------------------------------------------------ lobby
+
+    async def start_private(self, user: SimUser) -> None:
+        """Press Start in the bot's private chat and wait for its hello."""
+        mark = self.server.mark()
+        await user.start_bot()
+        await self.server.wait_for_message(user, since=mark)
+
+    async def open(self, creator: SimUser, variant: str) -> StoredMessage:
+        mark = self.server.mark()
+        await creator.send(self.group, f"/newgame {variant}")
+        return await self.server.wait_for_message(
+            self.group, lambda m: any(b.text.endswith("Join") for b in m.buttons), since=mark
+        )
+
+    def lobby(self) -> StoredMessage:
+        for message in reversed(self.server.messages(self.group)):
+            if any(b.text.endswith("Join") for b in message.buttons):
+                return message
+        raise AssertionError("no lobby message in the group")
+
+    async def press_lobby(self, user: SimUser, contains: str) -> str:
+        lobby = self.lobby()
+        mark = self.server.mark()
+        answer = await user.press_button(self.group, lobby.message_id, contains=contains)
+        if answer.text and "joined" in answer.text or contains in ("🤖", "Start"):
+            await self.server.wait_for_message(self.group, since=mark, timeout=5)
+        return answer.text or ""
+
+    async def join(self, user: SimUser) -> None:
+        """Join, taking the deep link through the private chat when the bot asks for it."""
+        lobby = self.lobby()
+        answer = await user.press_button(self.group, lobby.message_id, contains="Join")
+        if answer.url:
+            assert "start=" in answer.url, answer.url
+            payload = answer.url.split("start=", 1)[1]
+            mark = self.server.mark()
+            await user.start_bot(payload)
+            reply = await self.server.wait_for_message(user, since=mark)
+            assert "seat" in (reply.text or ""), reply.text
+        await self.server.wait_for(
+            lambda: user.first_name in (self.lobby().text or ""), what=f"{user.first_name} seated"
+        )
+
+    async def add_computer(self, creator: SimUser, level: str = "strong") -> None:
+        names = {"random": "easy", "basic": "medium", "strong": "strong"}
+        before = (self.lobby().text or "").count("🤖")
+        lobby = self.lobby()
+        await creator.press_button(self.group, lobby.message_id, text=f"🤖 {names[level]}")
+        await self.server.wait_for(
+            lambda: (self.lobby().text or "").count("🤖") > before, what="computer seated"
+        )
+
+    async def start(self, creator: SimUser) -> None:
+        lobby = self.lobby()
+        mark = self.server.mark()
+        answer = await creator.press_button(self.group, lobby.message_id, contains="Start")
+        assert not answer.show_alert, answer.text
+        await self.server.wait_for_message(
+            self.group, lambda m: "deal 1" in (m.text or ""), since=mark, timeout=10
+        )
+
+    # ------------------------------------------------------------ playing
+
+    def hand(self, user: SimUser) -> StoredMessage | None:
+        hands = [m for m in self.server.messages(user) if is_hand(m)]
+        return hands[-1] if hands else None
+
+    def match_over(self) -> bool:
+        return any(MATCH_OVER in (m.text or "") for m in self.server.messages(self.group))
+
+    async def play(
+        self,
+        humans: list[SimUser],
+        *,
+        until: Callable[[], bool] | None = None,
+        timeout: float = 240.0,
+        max_presses: int = 20_000,
+    ) -> None:
+        """Every human plays whenever their hand says it is their turn, until ``until``."""
+        done = until or self.match_over
+        while not done():
+            moved = False
+            for user in humans:
+                message = self.hand(user)
+                if message is None:
+                    continue
+                if await self._special(user, message) or (
+                    TURN_MARK in (message.text or "") and await self._move(user, message)
+                ):
+                    moved = True
+            assert self.presses < max_presses, "too many presses: the match does not end"
+            if not moved:
+                seen = self.server.mark()
+                await self.server.wait_for(
+                    lambda: done() or self.server.mark() > seen,
+                    timeout=timeout,
+                    what="the table to move on",
+                )
+
+    async def _press(self, user: SimUser, message: StoredMessage, button: Button) -> str:
+        self.presses += 1
+        assert button.callback_data is not None
+        answer = await user.press(user, message.message_id, button.callback_data)
+        return answer.text or ""
+
+    async def _special(self, user: SimUser, message: StoredMessage) -> bool:
+        specials = [b for b in message.buttons if op_of(b) == "act" and is_special(b)]
+        if not specials or self.rng.random() >= self.special_rate:
+            return False
+        text = await self._press(user, message, self.rng.choice(specials))
+        return text.startswith("Played")
+
+    async def _move(self, user: SimUser, message: StoredMessage) -> bool:
+        """Toggle playable cards until confirm buttons appear, then press one of them."""
+        for _ in range(12):
+            confirms = [b for b in message.buttons if op_of(b) == "act" and not is_special(b)]
+            free = [
+                b
+                for b in message.buttons
+                if op_of(b) == "tog" and not b.text.startswith(("(", "✅"))
+            ]
+            if confirms and (not free or self.rng.random() < 0.6):
+                text = await self._press(user, message, self.rng.choice(confirms))
+                return text.startswith("Played")
+            self.rng.shuffle(free)
+            mark = self.server.mark()
+            for card in free:
+                text = await self._press(user, message, card)
+                if text.startswith("Played"):
+                    return True  # a one-tap play (ziege)
+                if not text:
+                    break  # toggled: the hand will show it
+                if "out of date" in text or "not your turn" in text.lower():
+                    return False
+            else:
+                clear = [b for b in message.buttons if op_of(b) == "clr"]
+                if not clear:
+                    return False
+                await self._press(user, message, clear[0])
+            message = await self.server.wait_for_message(user, is_hand, since=mark)
+            if TURN_MARK not in (message.text or ""):
+                return False
+        return False
+
+
+def is_special(button: Button) -> bool:
+    return "Molodka" in button.text or "Moscow" in button.text
+
+
+# ------------------------------------------------------------------ the bot's database
+
+
+def table_log(db: Path) -> list[tuple[str, int | None, str]]:
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT kind, ply, text FROM table_log ORDER BY id").fetchall()
+    return [(str(k), p, str(t)) for k, p, t in rows]
