@@ -21,13 +21,13 @@ def score_deal(
     (``scoring.award``). Eggs: two sides played and both have the same (60).
     """
     award = [0] * len(card_points)
-    best = max(card_points[x] for x in sides_in)
-    ntop = sum(1 for x in sides_in if card_points[x] == best)
+    points = [card_points[x] for x in sides_in]
+    best = max(points)
+    ntop = points.count(best)
+    top_award = 0 if ntop == 1 else scoring.top_tie_award
     for x in sides_in:
-        if card_points[x] == best:
-            award[x] = 0 if ntop == 1 else scoring.top_tie_award
-        else:
-            award[x] = scoring.award(card_points[x], tricks[x])
+        p = card_points[x]
+        award[x] = top_award if p == best else scoring.award(p, tricks[x])
     return award, ntop == 2 and len(sides_in) == 2
 
 

@@ -533,10 +533,14 @@ class GameState:
         stock = self.stock
         if stock:
             order = self.order_from[taker]
-            rounds = min(self.k, len(stock) // len(order))
-            for _ in range(rounds):
+            k = self.k
+            if k == 1:  # one round (the stock is a multiple of the player count)
                 for s in order:
                     hands[s] |= stock.pop()
+            else:
+                for _ in range(min(k, len(stock) // len(order))):
+                    for s in order:
+                        hands[s] |= stock.pop()
             tb = self.tb
             if tb.follow:
                 self.voids = [0] * self.n

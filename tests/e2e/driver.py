@@ -71,7 +71,7 @@ class Table:
         lobby = self.lobby()
         mark = self.server.mark()
         answer = await user.press_button(self.group, lobby.message_id, contains=contains)
-        if answer.text and "joined" in answer.text or contains in ("🤖", "Start"):
+        if (answer.text and "joined" in answer.text) or contains in ("🤖", "Start"):
             await self.server.wait_for_message(self.group, since=mark, timeout=5)
         return answer.text or ""
 
@@ -141,7 +141,7 @@ class Table:
             if not moved:
                 seen = self.server.mark()
                 await self.server.wait_for(
-                    lambda: done() or self.server.mark() > seen,
+                    lambda seen=seen: done() or self.server.mark() > seen,
                     timeout=timeout,
                     what="the table to move on",
                 )

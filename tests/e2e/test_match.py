@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from fakebot.fixtures import BotProcessFactory
 from fakebot.server import FakeTelegram
 
