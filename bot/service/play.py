@@ -201,12 +201,13 @@ async def commit(
                     by="system",
                 )
             )
+    record = None
     if match.is_over:
         table.status = "finished"
         table.finished_at = time.time()
-    await core.storage.save_table(table, expected_version=table.version, log=entries)
-    if match.is_over:
-        await record_match(core, table, match)
+        record = match_record(table, match)
+    # The match record (the ladder's input) is written in the same transaction as the move.
+    await core.storage.save_table(table, expected_version=table.version, log=entries, match=record)
     if note:
         core.notes[table.id] = note
     await after_change(core, table, match, events=events, actor=action.seat)
@@ -550,7 +551,8 @@ async def close_hands(core: Core, table: TableRecord, reason: str) -> None:
 # ------------------------------------------------------------------ match records
 
 
-async def record_match(core: Core, table: TableRecord, match: Match) -> None:
+def match_record(table: TableRecord, match: Match) -> MatchRecord:
+    """The finished match as the ladder stores it, with each player's numbers."""
     result = match.result
     assert result is not None
     players: list[MatchPlayerRecord] = []
@@ -587,19 +589,17 @@ async def record_match(core: Core, table: TableRecord, match: Match) -> None:
                 card_points=points,
             )
         )
-    await core.storage.record_match(
-        MatchRecord(
-            table_id=table.id,
-            chat_id=table.chat_id,
-            variant=table.variant,
-            players=len(table.seats),
-            started_at=table.created_at,
-            finished_at=table.finished_at or time.time(),
-            deals=result.deals,
-            goat_with_eggs=result.goat_with_eggs,
-            result=_jsonable(asdict(result)),
-            players_list=players,
-        )
+    return MatchRecord(
+        table_id=table.id,
+        chat_id=table.chat_id,
+        variant=table.variant,
+        players=len(table.seats),
+        started_at=table.created_at,
+        finished_at=table.finished_at or time.time(),
+        deals=result.deals,
+        goat_with_eggs=result.goat_with_eggs,
+        result=_jsonable(asdict(result)),
+        players_list=players,
     )
 
 
