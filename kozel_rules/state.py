@@ -1034,22 +1034,36 @@ class GameState:
 
     def _playout_follow(self, rand: Callable[[], float]) -> None:
         """Uniform random play of a FOLLOW (ziege) deal, a trick at a time with the trick in
-        local variables; the same choices and the same resulting state as ``legal()`` +
-        ``step()`` (the exchange and any trick already under way go through those)."""
+        local variables (trick end and refill included); the same choices and the same final
+        state as ``legal()`` + ``step()``. The exchange, a trick already under way and the
+        deal's end go through the shared methods."""
         tb = self.tb
         follow_mask = tb.follow_mask
         plain = tb.plain_mask
         ban = self.variant.trump_lead_ban
+        exchange = tb.exchange
         catch = tb.catch_mask
         power = tb.power
         key = tb.key
-        hands = self.hands  # the same list until the deal ends (the state is held)
+        partner = self.partner
+        order_from = self.order_from
+        # these lists keep their identity until the deal ends (the state is held)
+        hands = self.hands
+        piles = self.piles
+        tricks = self.tricks
+        takers = self.takers
+        stock = self.stock
+        n = self.n
+        vlead = V_LEAD
+        vplay = V_PLAY
+        self.k = 1
         while self.phase < OVER:
             if self.phase != LEAD:
                 acts = self.legal()
                 self.step(acts[int(rand() * len(acts))])
                 continue
             seat = self.due
+            order = self.order
             h = hands[seat]
             c = h & plain if ban else h
             if not c:
@@ -1060,7 +1074,7 @@ class GameState:
                 i -= 1
             m = c & -c
             hands[seat] = h ^ m
-            plays = [(seat, V_LEAD, m)]
+            plays = [(seat, vlead, m)]
             card = m.bit_length() - 1
             led = key[card]
             fm = follow_mask[led]
@@ -1068,15 +1082,11 @@ class GameState:
             best_pow = row[card]
             best_seat = seat
             tmask = m
-            self.k = 1
             self.led = led
-            self.phase = RESPOND
             if m & catch:
                 self._queen_caught(seat, m, None)  # records the card; one card catches nothing
-            followers = self.order[1:]
-            vplay = V_PLAY
             caught = False
-            for seat in followers:
+            for seat in order[1:]:
                 h = hands[seat]
                 c = h & fm
                 if not c:
@@ -1101,17 +1111,46 @@ class GameState:
                     self.best_pow = best_pow
                     self.best_seat = best_seat
                     self.pos = len(plays) - 1
+                    self.phase = RESPOND
                     if self._queen_caught(seat, m, None):
                         caught = True
                         break
             if caught:
                 continue
+            # the trick is complete: what _end_trick and _begin_trick do, inline
             self.plays = plays
-            self.tmask = self.upmask = tmask
             self.best_pow = best_pow
             self.best_seat = best_seat
             self.pos = len(plays)
-            self._end_trick(best_seat, None)
+            taker = best_seat
+            piles[taker] |= tmask
+            tricks[taker] += 1
+            takers.append(taker)
+            self.last_taker = taker
+            self.seen_up |= tmask
+            self.last_trick = (self.leader, self.due, plays, taker)
+            self.tmask = 0
+            self.upmask = 0
+            order = order_from[taker]
+            if stock:
+                for s in order:
+                    hands[s] |= stock.pop()
+                self.voids = [0] * n
+            if not hands[taker]:
+                self.phase = RESPOND
+                self._end_deal(-1, None)
+                continue
+            self.due = taker
+            self.leader = taker
+            self.order = order
+            self.pos = 0
+            self.plays = []
+            self.q_seat = -1
+            self.s_seat = -1
+            if exchange and not hands[taker] & plain and hands[partner[taker]] & plain:
+                self.phase = GIVE
+            else:
+                self.phase = LEAD
 
     # ------------------------------------------------------------------ knowledge
 
