@@ -23,9 +23,10 @@ Playouts (for computer players)
     result = st.playout(rng)             # uniform random legal actions to the deal's end
     result.card_points, result.defeat_points
 
-or drive it yourself: ``while not st.deal_done(number): a = policy(st.legal()); st.step(a)``.
-``playout`` uses a tighter loop than ``legal()``/``step()`` for its choices, but makes exactly the
-same choices from the same ``rng`` (tests check this on thousands of deals).
+or drive it yourself: ``while not st.deal_done(number): st.step(policy(st.legal()))`` (set
+``st.hold = True`` first to stop at the deal's end instead of dealing the next one).
+``playout`` uses tighter loops than ``legal()``/``step()``, but makes exactly the same choices
+from the same ``rng`` and ends in the same state (tests check this from thousands of positions).
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ def check_deck(variant: Variant, deck: Sequence[int]) -> list[int]:
             if c in seen:
                 raise RecordError(f"card {CARDS[c]} appears twice in a deck")
             seen.add(c)
-        extra = [str(CARDS[c]) for c in cards if c not in set(want)]
+        extra = [str(CARDS[c]) if 0 <= c < 36 else str(c) for c in cards if c not in set(want)]
         raise RecordError(f"cards not in a {variant.name} deck: {' '.join(extra)}")
     return cards
 
@@ -422,7 +423,10 @@ class GameState:
     def _start_deal(self, dealer: int, leader: int, log: Log | None) -> None:
         self.deal_no += 1
         no = self.deal_no
-        deck = self.decks[no - 1] if no <= len(self.decks) else self._future_deck(no)
+        if no <= len(self.decks):
+            deck = self.decks[no - 1]
+        else:
+            deck = shuffled_deck(self.variant, self.seed, no)
         self.decks_used.append(deck)
         self.dealer = dealer
         tb = self.tb
@@ -492,9 +496,6 @@ class GameState:
                 )
             )
         self._begin_trick(leader)
-
-    def _future_deck(self, number: int) -> list[int]:
-        return shuffled_deck(self.variant, self.seed, number)
 
     def _begin_trick(self, due: int) -> None:
         # Only what a new trick resets; the lead sets the rest (k, led, top set, best card).
