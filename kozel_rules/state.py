@@ -1036,8 +1036,8 @@ class GameState:
     def _playout_follow(self, rand: Callable[[], float]) -> None:
         """Uniform random play of a FOLLOW (ziege) deal, a trick at a time with the trick in
         local variables (trick end and refill included); the same choices and the same final
-        state as ``legal()`` + ``step()``. The exchange, a trick already under way and the
-        deal's end go through the shared methods."""
+        state as ``legal()`` + ``step()``. The exchange (give, return), a trick already under
+        way and the deal's end go through the shared methods."""
         tb = self.tb
         follow_mask = tb.follow_mask
         plain = tb.plain_mask
@@ -1059,16 +1059,19 @@ class GameState:
         vplay = V_PLAY
         self.k = 1
         while self.phase < OVER:
-            if self.phase != LEAD:
+            seat = self.due
+            h = hands[seat]
+            if self.phase == LEAD:
+                c = h & plain if ban else h
+                if not c:
+                    c = h
+            elif self.phase == FORCED:
+                c = self.forced  # the card the partner returned
+            else:
                 acts = self.legal()
                 self.step(acts[int(rand() * len(acts))])
                 continue
-            seat = self.due
             order = self.order
-            h = hands[seat]
-            c = h & plain if ban else h
-            if not c:
-                c = h
             i = int(rand() * c.bit_count())
             while i:
                 c &= c - 1
