@@ -240,7 +240,7 @@ class Match:
             raise self._why_illegal(action, a)
         log: list[Event] = []
         self._st.step(a, log)
-        self.history.append(str(action))
+        self.history.append(str(to_action(a)))  # normalised: cards in index order
         return log
 
     def _compact(self, action: Action) -> CAction:

@@ -8,7 +8,7 @@ import json
 import pytest
 from kozel_testkit import new_match, play, state_of
 
-from kozel_rules import IllegalActionError, Match, SeatView, Suit, Verb
+from kozel_rules import Action, IllegalActionError, Match, SeatView, Suit, Verb, parse_cards
 from kozel_rules.match import JSON_FORMAT
 
 
@@ -161,3 +161,12 @@ def test_seen_lists_revealed_cards_after_a_special() -> None:
     assert not unseen & {"K♠", "9♠", "10♠", "A♠", "6♥", "7♥", "8♥", "9♥"}
     assert {"6♦", "7♣"} <= unseen
     assert {a.verb for a in m.legal_actions(1)} == {Verb.DISCARD}
+
+
+def test_actions_are_accepted_in_any_card_order_and_logged_normalised() -> None:
+    m = new_match("street", {1: "K♠ 9♠ 6♣ 7♣"}, trump="8♥")
+    k, nine = parse_cards("K♠ 9♠")
+    assert m.is_legal("1 lead k♠ 9s") and not m.is_legal("1 lead K♠ 6♣")
+    m.apply(Action(1, Verb.LEAD, (k, nine)))  # not sorted, as a client might build it
+    assert m.history == ["1 lead 9♠ K♠"]
+    assert m.ply == 1
