@@ -203,3 +203,49 @@ def table_log(db: Path) -> list[tuple[str, int | None, str]]:
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT kind, ply, text FROM table_log ORDER BY id").fetchall()
     return [(str(k), p, str(t)) for k, p, t in rows]
+
+
+def current_ply(db: Path) -> int:
+    """How many actions the bot has committed (its database is the truth)."""
+    return sum(1 for kind, _, _ in table_log(db) if kind == "action")
+
+
+CARD = re.compile(r"(?<![0-9A-Za-z])(10|[6-9JQKA])([♠♥♦♣])")
+FACE_UP_VERBS = {"lead", "beat", "play", "molodka", "moscow"}
+
+
+def face_up_cards_by_deal(db: Path) -> dict[int, set[str]]:
+    """Cards every seat saw face up, per deal, from the bot's own log of actions."""
+    deal = 1
+    seen: dict[int, set[str]] = {1: set()}
+    for kind, _, text in table_log(db):
+        if kind == "deal":
+            deal += 1
+            seen[deal] = set()
+        elif kind == "action":
+            _, verb, *cards = text.split()
+            if verb in FACE_UP_VERBS:
+                seen[deal].update(cards)
+    return seen
+
+
+def leaked_cards(texts: list[str], db: Path) -> list[str]:
+    """Cards a group message showed that nobody had played face up in that deal.
+
+    The shown trump card is public and is skipped; everything else must have been played
+    face up in the deal the message talks about (no hand card, no face-down card).
+    """
+    seen = face_up_cards_by_deal(db)
+    problems = []
+    for text in texts:
+        deal_match = re.search(r"deal (\d+)", text)
+        cards = {"".join(m) for m in CARD.findall(re.sub(r"shown card \S+", "", text))}
+        if not cards:
+            continue
+        if deal_match is None:
+            problems.append(f"cards outside a deal: {sorted(cards)} in {text!r}")
+            continue
+        extra = cards - seen.get(int(deal_match.group(1)), set())
+        if extra:
+            problems.append(f"{sorted(extra)} in {text!r}")
+    return problems

@@ -6,25 +6,42 @@ import pytest
 from fakebot.fixtures import BotProcessFactory
 from fakebot.server import FakeTelegram
 
-from .driver import ENV_FAST, Table
+from .driver import ENV_FAST, Table, leaked_cards, table_log
 
 pytestmark = pytest.mark.e2e
 
+NAMES = ("Anna", "Boris", "Vera", "Gleb")
 
-async def test_street_match_with_four_people(
-    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+
+@pytest.mark.parametrize(
+    ("variant", "players"),
+    [("ziege", 4), ("street", 4), ("moscow", 2), ("moscow", 3), ("moscow", 4)],
+)
+async def test_a_whole_match_played_by_people(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory, variant: str, players: int
 ) -> None:
     bot = bot_process(env=ENV_FAST)
     await bot.start()
-    users = [fake_telegram.add_user(name) for name in ("Anna", "Boris", "Vera", "Gleb")]
+    users = [fake_telegram.add_user(name) for name in NAMES[:players]]
     group = fake_telegram.add_group("Kozel club", users, admins=users[:1])
     table = Table(fake_telegram, group)
-    for user in users:
-        await table.start_private(user)
-    await table.open(users[0], "street")
+    await table.start_private(users[0])  # the others join through the deep link
+    await table.open(users[0], variant)
     for user in users[1:]:
         await table.join(user)
     await table.start(users[0])
+
     await table.play(users)
-    assert table.match_over()
+
+    over = [
+        m.text or "" for m in fake_telegram.messages(group) if "match is over" in (m.text or "")
+    ]
+    assert len(over) == 1
+    assert "The goat:" in over[0]
+    log = table_log(bot.db_path)
+    deals = [entry for entry in log if entry[0] == "deal"]
+    assert deals, "at least one deal was played"
+    results = [m.text or "" for m in fake_telegram.messages(group) if "is over" in (m.text or "")]
+    assert len(results) == len(deals) + 1  # one post per deal, one for the match
+    assert leaked_cards(fake_telegram.shown_texts(group, from_bot_only=True), bot.db_path) == []
     fake_telegram.assert_no_unknown_calls()
