@@ -1,0 +1,106 @@
+"""Computer players for every variant, seeing only their seat's information.
+
+```python
+from kozel_rules.ai import LEVELS, choose, interrupt
+
+action = choose(match, seat, level="strong", rng=random.Random(7))   # the seat to move
+special = interrupt(match, seat, level="basic", rng=rng)             # out of turn: or None
+```
+
+* :func:`choose` builds the seat's :class:`Observation` (its view, what it has seen, and a
+  concealed playable state in which every card it cannot place is in a canonical place) and
+  asks the level's player; nothing else of the match is looked at.
+* Levels (:data:`LEVELS`): ``random`` (a uniform legal action), ``basic`` (a hand-written
+  strategy, :mod:`.basic`), ``strong`` (determinized Monte Carlo search with basic-policy
+  playouts, :mod:`.search`; its effort per move is a :class:`Budget`).
+* Every choice is deterministic given the ``rng``.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..action import Action
+from ..match import Match
+from ..state import CAction, to_action
+from .basic import basic_policy, wants_special
+from .observation import Observation, observe
+from .search import DEFAULT_BUDGET, Budget, strong_choice
+
+LEVELS: tuple[str, ...] = ("random", "basic", "strong")
+
+
+def _check_level(level: str) -> None:
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r} (known: {', '.join(LEVELS)})")
+
+
+def choose_from(
+    obs: Observation, *, level: str, rng: random.Random, budget: Budget | None = None
+) -> CAction:
+    """The level's choice (a compact action) among the observing seat's legal actions."""
+    _check_level(level)
+    legal = obs.legal()
+    if not legal:
+        raise ValueError(f"seat {obs.seat} has no legal action")
+    if level == "random":
+        return legal[int(rng.random() * len(legal))]
+    if level == "basic":
+        return basic_policy(obs._state, legal)
+    return strong_choice(obs, rng, budget or DEFAULT_BUDGET)
+
+
+def choose(
+    match: Match,
+    seat: int,
+    *,
+    level: str,
+    rng: random.Random,
+    budget: Budget | None = None,
+) -> Action:
+    """The action ``seat`` takes now at ``level`` (``seat`` is normally the seat to move; a
+    seat that may only declare a special lead out of turn gets that special). Raises
+    ``ValueError`` for an unknown level or a seat with no legal action."""
+    _check_level(level)
+    obs = Observation.of(match, seat)
+    return to_action(choose_from(obs, level=level, rng=rng, budget=budget))
+
+
+def interrupt(
+    match: Match,
+    seat: int,
+    *,
+    level: str,
+    rng: random.Random,
+) -> Action | None:
+    """A special lead ``seat`` declares out of turn now, or ``None`` to let play go on.
+
+    ``random`` declares each legal special with the same chance as not declaring; ``basic``
+    and ``strong`` declare at once (a molodka or Moscow takes the trick and everybody's
+    hand nearly always)."""
+    _check_level(level)
+    if match.to_move == seat:
+        return None
+    obs = Observation.of(match, seat)
+    specials = obs.legal()
+    if not specials:
+        return None
+    if level == "random":
+        i = int(rng.random() * (len(specials) + 1))
+        return to_action(specials[i]) if i < len(specials) else None
+    for a in specials:
+        if wants_special(obs._state, a):
+            return to_action(a)
+    return None
+
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "LEVELS",
+    "Budget",
+    "Observation",
+    "choose",
+    "choose_from",
+    "interrupt",
+    "observe",
+]

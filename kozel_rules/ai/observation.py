@@ -1,0 +1,173 @@
+"""What one seat knows, in a form computer players can search: :class:`Observation`.
+
+An observation is built from a :class:`~kozel_rules.match.Match` for one seat through the
+engine's view and knowledge APIs (:meth:`Match.view`, :meth:`Match.seen`,
+:meth:`GameState.unseen_by`) and holds
+
+* ``view``: the seat's :class:`~kozel_rules.view.SeatView` (its hand, the public table);
+* ``seen``: the seat's :class:`~kozel_rules.view.Seen` (face-up cards of the deal, cards shown
+  and taken back, ziege voids, its own face-down cards, the cards it cannot place);
+* a *concealed* :class:`~kozel_rules.state.GameState`: a playable copy of the match in which
+  every card the seat cannot place (other hands, the stock, other seats' face-down cards) has
+  been put back in a canonical order (lowest card first, places in a fixed order), and every
+  other trace of hidden information has been wiped (other seats' face-down records, exchanges
+  the seat did not take part in, the decks and the seed from which future deals would be
+  shuffled). Two matches that differ only in what the seat cannot see give equal concealed
+  states (the tests check this field by field).
+
+Players choose from an observation only: they read the seat's own hand and public fields of
+the concealed state, or search over :meth:`Observation.sample` -- a random world consistent
+with the observation (``GameState.determinize`` over the concealed state).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from ..match import Match
+from ..state import FORCED, V_DISCARD, CAction, GameState
+from ..view import SeatView, Seen
+
+_CONCEALED_SEED = "concealed"
+
+
+def _bits(m: int) -> list[int]:
+    out = []
+    while m:
+        b = m & -m
+        out.append(b)
+        m ^= b
+    return out
+
+
+def conceal(st: GameState, seat: int) -> GameState:
+    """Turn ``st`` (a private copy, changed in place and returned) into what ``seat`` knows:
+    every card it cannot place is put in a canonical place, hidden records are wiped."""
+    n = st.n
+    hands = st.hands
+    # cards shown and taken back that are still held stay known; nothing else of them matters
+    for s in range(n):
+        st.revealed[s] &= hands[s]
+    # exchanges (ziege) this seat took no part in are not known to it
+    st.gifts = [g for g in st.gifts if seat in (g[0], g[1])]
+    forced_hidden = st.phase == FORCED and seat not in (st.due, st.partner[st.due])
+    unseen = st.unseen_by(seat)
+    pool = _bits(unseen)  # lowest card first: depends only on which cards are unseen
+    i = 0
+    for s in range(n):
+        if s != seat:
+            cnt = (hands[s] & unseen).bit_count()
+            got = 0
+            for b in pool[i : i + cnt]:
+                got |= b
+            i += cnt
+            hands[s] = (hands[s] & ~unseen) | got
+    stock = st.stock
+    for j in range(len(stock)):
+        if stock[j] & unseen:
+            stock[j] = pool[i]
+            i += 1
+    for s in range(n):
+        cnt = (st.piles[s] & unseen).bit_count()
+        got = 0
+        for b in pool[i : i + cnt]:
+            got |= b
+        i += cnt
+        st.piles[s] = (st.piles[s] & ~unseen) | got
+    plays = st.plays
+    tmask = 0
+    for j, (s, vb, m) in enumerate(plays):
+        if m & unseen:
+            got = 0
+            for b in pool[i : i + m.bit_count()]:
+                got |= b
+            i += m.bit_count()
+            plays[j] = (s, vb, got)
+            m = got
+        tmask |= m
+    assert i == len(pool)
+    st.tmask = tmask
+    # other seats' face-down cards: only those on the table now (placed canonically above)
+    for s in range(n):
+        if s != seat:
+            st.down[s] = 0
+    for s, vb, m in plays:
+        if vb == V_DISCARD and s != seat:
+            st.down[s] |= m
+    # the last trick: other seats' face-down cards are not known
+    if st.last_trick is not None:
+        ll, ld, lp, lt = st.last_trick
+        st.last_trick = (
+            ll,
+            ld,
+            [(s, vb, 0 if vb == V_DISCARD and s != seat else m) for s, vb, m in lp],
+            lt,
+        )
+    if forced_hidden:
+        _fix_forced(st)
+    tb = st.tb
+    if tb.has_specials:
+        st.spec = [tb.special_kind(h) if h else 0 for h in hands]
+        st.spec_any = any(st.spec)
+    # nothing of the real decks or of the seed that would shuffle future deals
+    st.decks = []
+    st.decks_used = []
+    st.seed = _CONCEALED_SEED
+    return st
+
+
+def _fix_forced(st: GameState) -> None:
+    """ziege, after an exchange the seat did not see: the card the leader must lead is one of
+    its plain cards (any one, as far as the seat knows)."""
+    h = st.hands[st.due]
+    if st.forced & h:
+        return
+    plain = h & st.tb.plain_mask
+    st.forced = (plain or h) & -(plain or h)
+
+
+@dataclass(frozen=True, eq=False)
+class Observation:
+    """Everything ``seat`` may know now, and nothing more (see the module docstring)."""
+
+    seat: int
+    view: SeatView
+    seen: Seen
+    _state: GameState
+
+    @classmethod
+    def of(cls, match: Match, seat: int) -> Observation:
+        """The observation of ``seat`` in ``match``."""
+        if not 0 <= seat < match.players:
+            raise ValueError(f"no seat {seat}")
+        view = match.view(seat)
+        seen = match.seen(seat)
+        return cls(seat, view, seen, conceal(match.state_copy(), seat))
+
+    @property
+    def state(self) -> GameState:
+        """A copy of the concealed state (hidden cards in canonical places)."""
+        return self._state.copy()
+
+    def legal(self) -> list[CAction]:
+        """This seat's legal compact actions now."""
+        return [a for a in self._state.legal() if a[0] == self.seat]
+
+    def sample(self, rng: random.Random) -> GameState:
+        """A random world consistent with the observation: the unseen cards dealt at random
+        to the places the seat cannot see (counts, known cards, the known trump card's place
+        and ziege voids kept), future decks reseeded from ``rng``."""
+        st = self._state.copy()
+        st.determinize(self.seat, rng)
+        if st.phase == FORCED and not st.forced & st.hands[st.due]:
+            _fix_forced(st)
+        return st
+
+
+def observe(match: Match, seat: int) -> Observation:
+    """The observation of ``seat`` in ``match`` (same as :meth:`Observation.of`)."""
+    return Observation.of(match, seat)
+
+
+__all__ = ["Observation", "conceal", "observe"]
