@@ -176,6 +176,8 @@ class Tables:
         if self.top_card >= 0:
             moscow_set |= 1 << self.top_card
         self.moscow_set = moscow_set
+        self.not_moscow = ALL_MASK & ~moscow_set
+        self.not_wild = ALL_MASK & ~self.wild_mask
         self.aces = mask_of([c for c in self.deck if c % 9 == Rank.ACE])
         self.has_specials = bool(v.specials)
         self.leads_memo: dict[int, tuple[int, ...]] = {}

@@ -548,8 +548,8 @@ class GameState:
             elif tb.has_specials:
                 sk = tb.special_kind
                 spec = self.spec
-                not_wild = ~tb.wild_mask
-                not_moscow = ~tb.moscow_set
+                not_wild = tb.not_wild
+                not_moscow = tb.not_moscow
                 for s in order:
                     h = hands[s]
                     r = h & not_wild
