@@ -26,8 +26,6 @@ The strategy, in short:
 
 from __future__ import annotations
 
-from functools import cache
-
 from .._tables import mask_points
 from ..card import POINTS, Rank
 from ..state import (
@@ -54,8 +52,17 @@ Z_CHEAP = 5.0
 Z_WORTH = 3.0
 
 
-@cache
 def _beat_values(v: Variant, trump: int) -> tuple[tuple[float, ...], tuple[int, ...]]:
+    r = _BEAT_VALUES.get((v.name, trump))
+    if r is None:
+        r = _BEAT_VALUES[(v.name, trump)] = _make_beat_values(v, trump)
+    return r
+
+
+_BEAT_VALUES: dict[tuple[str, int], tuple[tuple[float, ...], tuple[int, ...]]] = {}
+
+
+def _make_beat_values(v: Variant, trump: int) -> tuple[tuple[float, ...], tuple[int, ...]]:
     """street/moscow, per card: (keep value, smear value) for this trump suit.
 
     Keep value: how much a card is worth holding (trumps and high cards most; its points
@@ -81,8 +88,17 @@ def _beat_values(v: Variant, trump: int) -> tuple[tuple[float, ...], tuple[int, 
     return tuple(keep), tuple(smear)
 
 
-@cache
 def _follow_values(v: Variant) -> tuple[float, ...]:
+    r = _FOLLOW_VALUES.get(v.name)
+    if r is None:
+        r = _FOLLOW_VALUES[v.name] = _make_follow_values(v)
+    return r
+
+
+_FOLLOW_VALUES: dict[str, tuple[float, ...]] = {}
+
+
+def _make_follow_values(v: Variant) -> tuple[float, ...]:
     """ziege, per card: keep value (trumps by rank among trumps, plain cards by rank)."""
     pos = {r: i for i, r in enumerate(v.plain_order)}
     tpos = {int(c): i for i, c in enumerate(v.fixed_trumps)}

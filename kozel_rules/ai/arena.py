@@ -1,0 +1,235 @@
+"""Whole matches between two kinds of computer player, A and B, sides swapped evenly.
+
+What "A against B" means:
+
+* 4 players (two teams): A holds one team (both seats), B the other. Every deal sequence
+  (the decks come from a match seed) is played twice: A at seats 0+2, then at seats 1+3.
+* 2 players (moscow): one A, one B; every deal sequence twice, A at seat 0, then seat 1.
+* 3 players (moscow): **one A against two B**; every deal sequence three times, A at seat 0,
+  1 and 2. A *wins* a match if it is the last one in. The match win rate of one of three
+  equal players would be 1/3, so the arena also reports how often A *outlasts* a B (each
+  match gives two such pairings, A against each B; equal players would score 50%).
+
+The first dealer is drawn from the match seed, so each seating sees the same decks from the
+same first dealer (later deals follow the play). Every seat has its own ``random.Random``
+seeded from the match seed, the seat and its kind, so an arena run is reproducible.
+Before every move, seats that may declare a special lead out of turn are asked first (in
+order from the seat to move); the move times are those of ``choose`` for the seat to move.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..match import Match
+from . import choose, interrupt
+from .search import Budget
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a success rate (95% for ``z`` = 1.96)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values`` by nearest rank."""
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[min(len(s) - 1, max(0, math.ceil(q * len(s)) - 1))]
+
+
+def rotations(players: int) -> int:
+    """How many seatings each deal sequence is played in."""
+    return 2 if players in (2, 4) else players
+
+
+def seat_kinds(players: int, rotation: int) -> list[str]:
+    """``"A"`` or ``"B"`` at each seat for ``rotation`` (see the module docstring)."""
+    if players == 4:
+        return ["A" if s % 2 == rotation % 2 else "B" for s in range(4)]
+    return ["A" if s == rotation % players else "B" for s in range(players)]
+
+
+@dataclass(frozen=True)
+class Contestant:
+    """A kind of player: a level and, for ``strong``, its budget (``None``: the default)."""
+
+    level: str
+    budget: Budget | None = None
+
+    def __str__(self) -> str:
+        if self.level == "strong" and self.budget is not None:
+            return f"strong[{self.budget}]"
+        return self.level
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    seed: str
+    kinds: tuple[str, ...]  # "A"/"B" per seat
+    winners: tuple[int, ...]  # sides
+    out_order: tuple[int, ...]  # sides in the order they went out
+    deals: int
+    defeat_points: tuple[int, ...]
+
+
+@dataclass
+class ArenaResult:
+    variant: str
+    players: int
+    a: Contestant
+    b: Contestant
+    matches: list[MatchRecord] = field(default_factory=list)
+    times: dict[str, list[float]] = field(default_factory=dict)  # "A"/"B": seconds per move
+
+    def _a_sides(self, rec: MatchRecord) -> set[int]:
+        if self.players == 4:
+            return {s % 2 for s in range(4) if rec.kinds[s] == "A"}
+        return {s for s in range(self.players) if rec.kinds[s] == "A"}
+
+    @property
+    def a_wins(self) -> int:
+        return sum(1 for r in self.matches if set(r.winners) & self._a_sides(r))
+
+    def outlasted(self) -> tuple[int, int]:
+        """3 players: (pairings in which A outlasted a B, all pairings)."""
+        won = total = 0
+        for r in self.matches:
+            (a_side,) = self._a_sides(r)
+            # finishing order: the winner, then those out, the last one out first
+            order = list(r.winners) + list(reversed(r.out_order))
+            for s in range(self.players):
+                if s != a_side:
+                    total += 1
+                    won += order.index(a_side) < order.index(s)
+        return won, total
+
+    def lines(self) -> list[str]:
+        """The report: A's win rate with a 95% Wilson interval, and move times per kind."""
+        n = len(self.matches)
+        lo, hi = wilson(self.a_wins, n)
+        rate = self.a_wins / n if n else 0.0
+        what = f"{self.variant} {self.players}p: A={self.a} vs B={self.b}"
+        if self.players == 3:
+            what += " (one A against two B)"
+        out = [f"{what}: A won {self.a_wins}/{n} matches = {rate:.1%} (95% CI {lo:.1%}-{hi:.1%})"]
+        if self.players == 3:
+            won, total = self.outlasted()
+            lo, hi = wilson(won, total)
+            out.append(
+                f"  A outlasted a B in {won}/{total} pairings = {won / max(total, 1):.1%} "
+                f"(95% CI {lo:.1%}-{hi:.1%}); equal players: 33.3% of matches, 50% of pairings"
+            )
+        deals = sum(r.deals for r in self.matches)
+        out.append(f"  {n} matches, {deals} deals")
+        for kind, who in (("A", self.a), ("B", self.b)):
+            t = self.times.get(kind, [])
+            if t:
+                out.append(
+                    f"  move time {kind}={who}: median {statistics.median(t) * 1000:.1f} ms, "
+                    f"p95 {percentile(t, 0.95) * 1000:.1f} ms, max {max(t) * 1000:.1f} ms "
+                    f"({len(t)} moves)"
+                )
+        return out
+
+
+def play_match(
+    variant: str,
+    players: int,
+    seats: list[Contestant],
+    seed: str,
+    *,
+    times: list[list[float]] | None = None,
+    max_actions: int = 100_000,
+) -> Match:
+    """Play one whole match, ``seats[s]`` playing seat ``s``; returns the finished match.
+    ``times[s]`` collects the seconds each of seat ``s``'s moves took."""
+    m = Match.new(variant, players=players, seed=seed)
+    rngs = [random.Random(f"{seed}/seat{s}/{seats[s]}") for s in range(players)]
+    clock = time.perf_counter
+    for _ in range(max_actions):
+        if m.is_over:
+            return m
+        mover = m.to_move
+        assert mover is not None
+        special = None
+        others = {a.seat for a in m.legal_actions() if a.seat != mover}
+        for seat in sorted(others, key=lambda s: (s - mover) % players):
+            special = interrupt(m, seat, level=seats[seat].level, rng=rngs[seat])
+            if special is not None:
+                break
+        if special is not None:
+            m.apply(special)
+            continue
+        who = seats[mover]
+        t0 = clock()
+        action = choose(m, mover, level=who.level, rng=rngs[mover], budget=who.budget)
+        if times is not None:
+            times[mover].append(clock() - t0)
+        m.apply(action)
+    raise RuntimeError(f"match {seed} did not end in {max_actions} actions")
+
+
+def run_arena(
+    variant: str,
+    players: int,
+    a: Contestant,
+    b: Contestant,
+    matches: int,
+    *,
+    seed: int | str = 0,
+    progress: Callable[[ArenaResult], None] | None = None,
+) -> ArenaResult:
+    """Play ``matches`` matches (rounded up to whole rotations) of A against B."""
+    rot = rotations(players)
+    result = ArenaResult(variant, players, a, b)
+    result.times = {"A": [], "B": []}
+    for i in range(-(-matches // rot)):
+        match_seed = f"arena/{seed}/{i}"
+        for r in range(rot):
+            kinds = seat_kinds(players, r)
+            times: list[list[float]] = [[] for _ in range(players)]
+            seats = [a if k == "A" else b for k in kinds]
+            m = play_match(variant, players, seats, match_seed, times=times)
+            res = m.result
+            assert res is not None
+            for s in range(players):
+                result.times[kinds[s]] += times[s]
+            result.matches.append(
+                MatchRecord(
+                    seed=match_seed,
+                    kinds=tuple(kinds),
+                    winners=res.winners,
+                    out_order=res.losers,
+                    deals=res.deals,
+                    defeat_points=res.defeat_points,
+                )
+            )
+        if progress is not None:
+            progress(result)
+    return result
+
+
+__all__ = [
+    "ArenaResult",
+    "Contestant",
+    "MatchRecord",
+    "percentile",
+    "play_match",
+    "rotations",
+    "run_arena",
+    "seat_kinds",
+    "wilson",
+]
