@@ -1,4 +1,5 @@
-"""Command line: ``python -m kozel_rules replay FILE|-`` and ``python -m kozel_rules bench``."""
+"""Command line: ``python -m kozel_rules replay FILE|-``, ``bench``, and the computer players'
+``arena`` and ``play`` (``kozel_rules.ai.cli``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from .ai.cli import add_subcommands as add_ai_subcommands
 from .bench import CASES, bench_match, bench_playouts
 from .replay import replay
 from .variant import VARIANTS
@@ -64,7 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     bp.add_argument("--variant", choices=sorted(VARIANTS), help="only this variant")
     bp.add_argument("--players", type=int, help="only this player count")
     bp.add_argument("--match", action="store_true", help="also time the checked API (Match.apply)")
+    add_ai_subcommands(sub)  # arena, play: the computer players' commands
     args = parser.parse_args(argv)
+    if hasattr(args, "run"):
+        return int(args.run(args))
     if args.command == "replay":
         return _replay(args.file)
     return _bench(args.seconds, args.variant, args.players, args.match)
