@@ -283,6 +283,7 @@ async def _start(core: Core, table: TableRecord, t: Translator) -> Reply:
     match = Match.new(table.variant, players=players, seed=table.seed)
     table.match_state = match.to_json()
     table.status = "playing"
+    play.plan_deadlines(core, table, match, await play.timeout_of(core, table))
     await core.storage.save_table(
         table,
         expected_version=table.version,

@@ -130,7 +130,7 @@ async def _back(core: Core, table: TableRecord, match: Match, seat: int, t: Tran
     core.notes[table.id] = (await core.chat_t(table.chat_id))._(
         "{name} is back.", name=escape(record.name)
     )
-    plan_deadlines(core, table, match, await _timeout_of(core, table))
+    plan_deadlines(core, table, match, await timeout_of(core, table))
     await core.storage.save_table(
         table,
         expected_version=table.version,
@@ -173,7 +173,7 @@ async def commit(
         record.selection = []
     if by == "human":
         table.seats[action.seat].timeouts = 0
-    plan_deadlines(core, table, match, await _timeout_of(core, table))
+    plan_deadlines(core, table, match, await timeout_of(core, table))
     table.match_state = match.to_json()
     entries = [
         LogEntry(kind="action", ply=match.ply, seat=action.seat, text=str(action), data=None, by=by)
@@ -225,7 +225,7 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-async def _timeout_of(core: Core, table: TableRecord) -> int:
+async def timeout_of(core: Core, table: TableRecord) -> int:
     chat = await core.storage.get_chat(table.chat_id)
     return chat.turn_timeout if chat else 60
 
@@ -507,7 +507,7 @@ async def _unreachable(core: Core, table_id: int, seat: int) -> None:
             "Open a chat with me and press “I'm back”.",
             name=escape(record.name),
         )
-        plan_deadlines(core, table, match, await _timeout_of(core, table))
+        plan_deadlines(core, table, match, await timeout_of(core, table))
         await core.storage.save_table(
             table,
             expected_version=table.version,

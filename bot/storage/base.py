@@ -11,9 +11,14 @@ from typing import Protocol
 
 from bot.storage.records import (
     ChatRecord,
+    LadderMatch,
     LogEntry,
     LoggedEntry,
     MatchRecord,
+    PlayerResult,
+    Rater,
+    SeasonRecord,
+    Standing,
     TableRecord,
     UserRecord,
 )
@@ -127,9 +132,11 @@ class Storage(Protocol):
         expected_version: int,
         log: Sequence[LogEntry] = (),
         match: MatchRecord | None = None,
+        rate: Rater | None = None,
     ) -> TableRecord:
-        """Write the table and all its seats, append ``log`` and (optionally) record ``match``,
-        in one transaction, if the stored version is ``expected_version``.
+        """Write the table and all its seats, append ``log`` and (optionally) record ``match``
+        (and with ``rate``, rate it into the ladder as ``record_match`` does), in one
+        transaction, if the stored version is ``expected_version``.
 
         The version goes up by one. The given record's ``version``, ``updated_at`` and ``chat_id``
         (which only ``migrate_chat`` changes) are updated, and the record is returned.
@@ -144,10 +151,78 @@ class Storage(Protocol):
 
     # ladder
 
-    async def record_match(self, record: MatchRecord) -> int:
+    async def record_match(self, record: MatchRecord, *, rate: Rater | None = None) -> int:
         """Store a finished match and its players; returns the match id.
 
         A table has at most one match record: recording the same ``table_id`` again stores
         nothing and returns the existing id (so a retry after a crash cannot count twice).
+        The match joins the chat's current ladder season. With ``rate``, every match of the
+        chat not yet in the ladder (this one included) is rated in the same transaction.
         """
+        ...
+
+    async def update_ladder(self, rate: Rater, chat_id: int | None = None) -> int:
+        """Rate the matches not yet in the ladder (of one chat, or of every chat), oldest first,
+        into the standings and the rating history; returns how many. Cheap when there are none.
+
+        A match is rated once per scope: its variant and ``ALL_VARIANTS``. Each rated match
+        adds to its players' lines (one per chat, season, scope and player; the seats of one
+        computer level add up in one line) and stores every seat's rating before and after.
+        """
+        ...
+
+    async def ladder_season(self, chat_id: int, season: int | None = None) -> SeasonRecord:
+        """The chat's current ladder season (or the given one). Season 1 needs no reset."""
+        ...
+
+    async def start_season(
+        self, chat_id: int, *, after: int, by: int | None = None
+    ) -> SeasonRecord | None:
+        """Start season ``after + 1`` if the current season is ``after``, else do nothing and
+        return None (a stale confirmation). Older seasons keep their lines and matches."""
+        ...
+
+    async def ladder_top(
+        self, chat_id: int, season: int, variant: str, limit: int = 10
+    ) -> list[Standing]:
+        """The best lines of a chat's season in one scope (a variant or ``ALL_VARIANTS``):
+        by rating, then matches, then player key."""
+        ...
+
+    async def ladder_standing(
+        self, chat_id: int, season: int, variant: str, player: str
+    ) -> tuple[int, Standing] | None:
+        """A player's line and its rank (1-based, in ``ladder_top``'s order), or None."""
+        ...
+
+    async def ladder_size(self, chat_id: int, season: int, variant: str) -> int:
+        """How many lines a chat's season has in one scope."""
+        ...
+
+    async def player_standings(self, player: str, chat_id: int | None = None) -> list[Standing]:
+        """A player's lines in one chat (every season and scope), or with ``chat_id`` None
+        their ``ALL_VARIANTS`` lines in every chat and season."""
+        ...
+
+    async def player_results(
+        self, chat_id: int, season: int, player: str, limit: int = 10
+    ) -> list[PlayerResult]:
+        """A player's newest rated matches in a chat's season (one entry per seat held)."""
+        ...
+
+    async def match_history(
+        self,
+        *,
+        chat_id: int | None = None,
+        season: int | None = None,
+        variant: str | None = None,
+        user_id: int | None = None,
+        limit: int = 10,
+    ) -> list[LadderMatch]:
+        """The newest matches, newest first: a chat's season (``chat_id`` and ``season``,
+        optionally one ``variant``), or a user's matches in every chat (``user_id``)."""
+        ...
+
+    async def find_user(self, username: str) -> UserRecord | None:
+        """The user with this @username (case-insensitive, with or without the @), if seen."""
         ...

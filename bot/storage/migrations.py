@@ -147,8 +147,82 @@ CREATE TABLE match_players (
 CREATE INDEX match_players_user ON match_players (user_id);
 """
 
+# Per-chat ladders: seasons, standings (one line per chat, season, scope and player, kept up to
+# date as matches are rated, so /top is one indexed range scan) and every rating change.
+# A scope (column ``variant``) is a variant name or '*' for all variants together. A player is
+# 'u<user id>' for a person or 'ai:<level>' for a computer level (records.player_key).
+# Matches recorded before this version land in season 1 with in_ladder = 0: the service rates
+# every such match, in id order, the next time it touches the chat's ladder (Storage.update_ladder).
+SCHEMA_V2 = """
+ALTER TABLE matches ADD COLUMN season INTEGER NOT NULL DEFAULT 1 CHECK (season >= 1);
+ALTER TABLE matches ADD COLUMN in_ladder INTEGER NOT NULL DEFAULT 0 CHECK (in_ladder IN (0, 1));
+CREATE INDEX matches_chat_season ON matches (chat_id, season, id);
+CREATE INDEX matches_chat_season_variant ON matches (chat_id, season, variant, id);
+CREATE INDEX matches_not_in_ladder ON matches (chat_id, id) WHERE in_ladder = 0;
+
+CREATE INDEX users_username ON users (username COLLATE NOCASE) WHERE username IS NOT NULL;
+
+-- A chat has no row here until its first reset: season 1 is implicit.
+CREATE TABLE ladder_seasons (
+    chat_id    INTEGER NOT NULL,
+    season     INTEGER NOT NULL CHECK (season >= 1),
+    started_at REAL    NOT NULL,
+    started_by INTEGER,
+    PRIMARY KEY (chat_id, season)
+) WITHOUT ROWID;
+
+CREATE TABLE ladder_standings (
+    chat_id             INTEGER NOT NULL,
+    season              INTEGER NOT NULL,
+    variant             TEXT    NOT NULL,
+    player              TEXT    NOT NULL,
+    user_id             INTEGER,
+    ai_level            TEXT,
+    name                TEXT    NOT NULL,
+    matches             INTEGER NOT NULL,
+    wins                INTEGER NOT NULL,
+    goats               INTEGER NOT NULL,
+    deals_won           INTEGER NOT NULL,
+    deals_lost          INTEGER NOT NULL,
+    defeat_points_taken INTEGER NOT NULL,
+    defeat_points_given INTEGER NOT NULL,
+    eggs                INTEGER NOT NULL,
+    queens_caught       INTEGER NOT NULL,
+    tricks              INTEGER NOT NULL,
+    card_points         INTEGER NOT NULL,
+    mu                  REAL    NOT NULL,
+    sigma               REAL    NOT NULL,
+    rating              REAL    NOT NULL,
+    last_match_id       INTEGER NOT NULL,
+    last_played_at      REAL    NOT NULL,
+    PRIMARY KEY (chat_id, player, season, variant)
+) WITHOUT ROWID;
+CREATE INDEX ladder_standings_top
+    ON ladder_standings (chat_id, season, variant, rating DESC, matches DESC, player);
+CREATE INDEX ladder_standings_player ON ladder_standings (player, variant);
+
+CREATE TABLE rating_changes (
+    match_id      INTEGER NOT NULL REFERENCES matches (id) ON DELETE CASCADE,
+    seat          INTEGER NOT NULL,
+    variant       TEXT    NOT NULL,
+    chat_id       INTEGER NOT NULL,
+    season        INTEGER NOT NULL,
+    player        TEXT    NOT NULL,
+    rank          INTEGER NOT NULL CHECK (rank >= 1),
+    mu_before     REAL    NOT NULL,
+    sigma_before  REAL    NOT NULL,
+    rating_before REAL    NOT NULL,
+    mu_after      REAL    NOT NULL,
+    sigma_after   REAL    NOT NULL,
+    rating_after  REAL    NOT NULL,
+    PRIMARY KEY (match_id, seat, variant)
+) WITHOUT ROWID;
+CREATE INDEX rating_changes_player ON rating_changes (chat_id, player, variant, season, match_id);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "users, chats, tables with seats and log, matches for the ladder", SCHEMA_V1),
+    Migration(2, "per-chat ladders: seasons, standings, rating history", SCHEMA_V2),
 )
 
 

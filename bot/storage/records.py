@@ -10,8 +10,9 @@ lists, strings, numbers (no NaN/infinity), booleans and None. Tuples come back a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Protocol
 
 ACTIVE_STATUSES: tuple[str, ...] = ("lobby", "playing")
 """Table statuses that count as "active" (reloaded on start, one per chat)."""
@@ -157,3 +158,127 @@ class MatchRecord:
     goat_with_eggs: bool
     result: dict[str, Any]
     players_list: list[MatchPlayerRecord]
+
+
+# ------------------------------------------------------------------ the ladder (schema version 2)
+
+ALL_VARIANTS = "*"
+"""The ladder scope that counts every variant: a player's overall line and rating in a chat."""
+
+
+def player_key(user_id: int | None, ai_level: str | None) -> str:
+    """A ladder identity: ``"u<user id>"`` for a person, ``"ai:<level>"`` for each computer level
+    (all computer players of one level share one line and one rating)."""
+    if user_id is not None:
+        return f"u{user_id}"
+    return f"ai:{ai_level or 'unknown'}"
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A skill estimate: mean and uncertainty, and the conservative value the ladder shows and
+    sorts by (computed by the service, which owns the rating model)."""
+
+    mu: float
+    sigma: float
+    value: float
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """One seat's rating in one match and one scope."""
+
+    rank: int
+    """The seat's side's finishing place: 1 for the winners, then by reverse elimination order."""
+    before: Rating
+    after: Rating
+
+
+class Rater(Protocol):
+    """The rating model, handed to the storage so a match is rated inside the transaction that
+    records it. ``before[i]`` is the rating of ``match.players_list[i]``'s player in the scope
+    being rated (None: first match in that scope); the answer has one change per seat, in order.
+    It must be pure and deterministic (matches can be rated again, e.g. after a chat migration).
+    """
+
+    def __call__(
+        self, match: MatchRecord, before: Sequence[Rating | None]
+    ) -> Sequence[RatingChange]: ...
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Counts of a ladder line (or a sum of lines)."""
+
+    matches: int = 0
+    wins: int = 0
+    goats: int = 0
+    deals_won: int = 0
+    deals_lost: int = 0
+    defeat_points_taken: int = 0
+    defeat_points_given: int = 0
+    """Defeat points the other sides took in the player's matches."""
+    eggs: int = 0
+    queens_caught: int = 0
+    tricks: int = 0
+    card_points: int = 0
+
+    @property
+    def losses(self) -> int:
+        """Matches not won: the goats, and with three players also the first one out."""
+        return self.matches - self.wins
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(Tally)))
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A player's line in a chat's ladder for one season and one scope (a variant or
+    ``ALL_VARIANTS``). A computer level's line has ``user_id`` None and ``ai_level`` set."""
+
+    chat_id: int
+    season: int
+    variant: str
+    player: str
+    user_id: int | None
+    ai_level: str | None
+    name: str
+    """The name the player had in their latest match."""
+    tally: Tally
+    rating: Rating
+    last_match_id: int
+    last_played_at: float
+
+
+@dataclass(frozen=True)
+class SeasonRecord:
+    """A chat's ladder season. Season 1 exists implicitly (``started_at`` None) until a reset."""
+
+    chat_id: int
+    season: int
+    started_at: float | None = None
+    started_by: int | None = None
+
+
+@dataclass(frozen=True)
+class LadderMatch:
+    """A stored match with its ladder data, for histories."""
+
+    id: int
+    season: int
+    record: MatchRecord
+    changes: dict[int, RatingChange]
+    """Seat -> the overall (``ALL_VARIANTS``) rating change; empty until the match is rated."""
+
+
+@dataclass(frozen=True)
+class PlayerResult:
+    """One of a player's rated matches, newest first in queries."""
+
+    match_id: int
+    variant: str
+    finished_at: float
+    won: bool
+    goat: bool
+    change: RatingChange

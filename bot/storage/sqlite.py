@@ -27,6 +27,7 @@ from typing import Any
 
 import aiosqlite
 
+from bot.storage import ladder
 from bot.storage.base import (
     ActiveTableExistsError,
     ConstraintError,
@@ -38,10 +39,15 @@ from bot.storage.migrations import apply_migrations
 from bot.storage.records import (
     ACTIVE_STATUSES,
     ChatRecord,
+    LadderMatch,
     LogEntry,
     LoggedEntry,
     MatchRecord,
+    PlayerResult,
+    Rater,
+    SeasonRecord,
     SeatRecord,
+    Standing,
     TableRecord,
     UserRecord,
 )
@@ -302,6 +308,7 @@ class SqliteStorage:
             await conn.execute(
                 "UPDATE matches SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
             )
+            await ladder.move_chat(conn, old_chat_id, new_chat_id)
 
     # tables
 
@@ -378,6 +385,7 @@ class SqliteStorage:
         expected_version: int,
         log: Sequence[LogEntry] = (),
         match: MatchRecord | None = None,
+        rate: Rater | None = None,
     ) -> TableRecord:
         now = self._clock()
         async with self._write() as conn:
@@ -419,6 +427,8 @@ class SqliteStorage:
             await conn.executemany(_LOG_INSERT, _log_rows(table.id, now, log))
             if match is not None:
                 await _insert_match(conn, match)
+                if rate is not None:
+                    await ladder.apply_pending(conn, rate, match.chat_id)
         table.version = version
         table.updated_at = now
         table.chat_id = chat_id
@@ -452,9 +462,76 @@ class SqliteStorage:
 
     # ladder
 
-    async def record_match(self, record: MatchRecord) -> int:
+    async def record_match(self, record: MatchRecord, *, rate: Rater | None = None) -> int:
         async with self._write() as conn:
-            return await _insert_match(conn, record)
+            match_id = await _insert_match(conn, record)
+            if rate is not None:
+                await ladder.apply_pending(conn, rate, record.chat_id)
+            return match_id
+
+    async def update_ladder(self, rate: Rater, chat_id: int | None = None) -> int:
+        async with self._read() as conn:
+            if not await ladder.has_pending(conn, chat_id):
+                return 0
+        async with self._write() as conn:
+            return await ladder.apply_pending(conn, rate, chat_id)
+
+    async def ladder_season(self, chat_id: int, season: int | None = None) -> SeasonRecord:
+        async with self._read() as conn:
+            if season is None:
+                return await ladder.current_season(conn, chat_id)
+            return await ladder.season_record(conn, chat_id, season)
+
+    async def start_season(
+        self, chat_id: int, *, after: int, by: int | None = None
+    ) -> SeasonRecord | None:
+        async with self._write() as conn:
+            return await ladder.start_season(conn, chat_id, after, by, self._clock())
+
+    async def ladder_top(
+        self, chat_id: int, season: int, variant: str, limit: int = 10
+    ) -> list[Standing]:
+        async with self._read() as conn:
+            return await ladder.top(conn, chat_id, season, variant, limit)
+
+    async def ladder_standing(
+        self, chat_id: int, season: int, variant: str, player: str
+    ) -> tuple[int, Standing] | None:
+        async with self._read() as conn:
+            return await ladder.standing(conn, chat_id, season, variant, player)
+
+    async def ladder_size(self, chat_id: int, season: int, variant: str) -> int:
+        async with self._read() as conn:
+            return await ladder.count_lines(conn, chat_id, season, variant)
+
+    async def player_standings(self, player: str, chat_id: int | None = None) -> list[Standing]:
+        async with self._read() as conn:
+            return await ladder.player_lines(conn, player, chat_id)
+
+    async def player_results(
+        self, chat_id: int, season: int, player: str, limit: int = 10
+    ) -> list[PlayerResult]:
+        async with self._read() as conn:
+            return await ladder.player_results(conn, chat_id, season, player, limit)
+
+    async def match_history(
+        self,
+        *,
+        chat_id: int | None = None,
+        season: int | None = None,
+        variant: str | None = None,
+        user_id: int | None = None,
+        limit: int = 10,
+    ) -> list[LadderMatch]:
+        async with self._read() as conn:
+            return await ladder.history(
+                conn, chat_id=chat_id, season=season, variant=variant, user_id=user_id, limit=limit
+            )
+
+    async def find_user(self, username: str) -> UserRecord | None:
+        async with self._read() as conn:
+            user_id = await ladder.user_by_username(conn, username.removeprefix("@"))
+        return None if user_id is None else await self.get_user(user_id)
 
 
 # helpers
@@ -574,8 +651,9 @@ async def _insert_match(conn: aiosqlite.Connection, record: MatchRecord) -> int:
         conn,
         """
         INSERT INTO matches (table_id, chat_id, variant, players, started_at, finished_at,
-                             deals, goat_with_eggs, result)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                             deals, goat_with_eggs, result, season)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?,
+                (SELECT COALESCE(MAX(season), 1) FROM ladder_seasons WHERE chat_id = ?))
         ON CONFLICT (table_id) DO NOTHING
         RETURNING id
         """,
@@ -589,6 +667,7 @@ async def _insert_match(conn: aiosqlite.Connection, record: MatchRecord) -> int:
             record.deals,
             int(record.goat_with_eggs),
             _dump(record.result),
+            record.chat_id,
         ),
     )
     if row is None:  # already recorded for this table

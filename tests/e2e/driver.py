@@ -205,6 +205,15 @@ def table_log(db: Path) -> list[tuple[str, int | None, str]]:
     return [(str(k), p, str(t)) for k, p, t in rows]
 
 
+def actions(db: Path) -> list[tuple[int, str, str]]:
+    """Every committed action: (seat, action text, who acted: human/computer/timeout)."""
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT seat, text, by FROM table_log WHERE kind = 'action' ORDER BY id"
+        ).fetchall()
+    return [(int(seat), str(text), str(by)) for seat, text, by in rows]
+
+
 def current_ply(db: Path) -> int:
     """How many actions the bot has committed (its database is the truth)."""
     return sum(1 for kind, _, _ in table_log(db) if kind == "action")

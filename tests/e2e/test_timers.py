@@ -1,0 +1,109 @@
+"""No table ever stalls: turn timers, computer stand-ins, "I'm back", restarts."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from fakebot.fixtures import BotProcessFactory
+from fakebot.models import StoredMessage
+from fakebot.process import BotProcess
+from fakebot.server import FakeTelegram
+from fakebot.users import SimUser
+
+from .driver import ENV_FAST, TURN_MARK, Table, actions, current_ply, op_of
+
+pytestmark = pytest.mark.e2e
+
+
+async def two_people_two_computers(
+    fake: FakeTelegram, bot_process: BotProcessFactory, *, scale: str
+) -> tuple[Table, list[SimUser], BotProcess]:
+    # The default turn timer is 60 s; the scale makes it 60 * scale seconds in tests.
+    bot = bot_process(env={**ENV_FAST, "KOZEL_TIMEOUT_SCALE": scale})
+    await bot.start()
+    users = [fake.add_user("Anna"), fake.add_user("Boris")]
+    group = fake.add_group("Kozel club", users, admins=users[:1])
+    table = Table(fake, group)
+    for user in users:
+        await table.start_private(user)
+    await table.open(users[0], "street")
+    await table.join(users[1])
+    await table.add_computer(users[0], "basic")
+    await table.add_computer(users[0], "random")
+    await table.start(users[0])
+    return table, users, bot
+
+
+def group_text(table: Table) -> str:
+    return "\n".join(table.server.shown_texts(table.group, from_bot_only=True))
+
+
+def back_button_hand(table: Table, user: SimUser) -> StoredMessage | None:
+    hand = table.hand(user)
+    if hand is not None and any(op_of(b) == "back" for b in hand.buttons):
+        return hand
+    return None
+
+
+def is_turn(table: Table, user: SimUser) -> bool:
+    hand = table.hand(user)
+    return hand is not None and TURN_MARK in (hand.text or "")
+
+
+async def test_a_match_with_two_absent_people_completes_on_timers_alone(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    table, users, bot = await two_people_two_computers(fake_telegram, bot_process, scale="0.002")
+    await fake_telegram.wait_for(table.match_over, timeout=180, what="the match to end")
+    played = actions(bot.db_path)
+    people = {0, 1}  # Anna and Boris sit at seats 0 and 1; they never press anything
+    assert {by for seat, _, by in played if seat in people} <= {"timeout", "computer"}
+    # The first two turns of a person time out; then a computer keeps the seat.
+    first = [by for seat, _, by in played if seat == 0][:3]
+    assert first == ["timeout", "timeout", "computer"]
+    texts = group_text(table)
+    assert "ran out of time — a computer played for them" in texts
+    assert "a computer plays for them until they are back" in texts
+    assert back_button_hand(table, users[0]) is not None
+
+
+async def test_im_back_returns_the_seat(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    table, users, bot = await two_people_two_computers(fake_telegram, bot_process, scale="0.02")
+    anna = users[0]
+    hand = await fake_telegram.wait_for(
+        lambda: back_button_hand(table, anna), timeout=60, what="Anna's seat taken over"
+    )
+    for _ in range(5):  # the table moves on while we press: a stale press is answered politely
+        button = next(b for b in hand.buttons if op_of(b) == "back")
+        answer = await anna.press(anna, hand.message_id, button.callback_data or "", forged=True)
+        if "Welcome back" in (answer.text or ""):
+            break
+        assert "out of date" in (answer.text or "")
+        hand = await fake_telegram.wait_for(lambda: back_button_hand(table, anna), timeout=10)
+    else:
+        pytest.fail("could not press I'm back")
+    await fake_telegram.wait_for(lambda: "Anna is back." in group_text(table), timeout=10)
+    await fake_telegram.wait_for(lambda: is_turn(table, anna), timeout=60, what="Anna's turn")
+    assert back_button_hand(table, anna) is None
+
+
+async def test_a_restart_during_a_pending_timeout_still_fires_it(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    # 60 s * 0.05 = 3 s: long enough to kill and restart the bot while the timer runs.
+    table, users, bot = await two_people_two_computers(fake_telegram, bot_process, scale="0.05")
+    db = bot.db_path
+    await fake_telegram.wait_for(
+        lambda: any(is_turn(table, u) for u in users), timeout=30, what="a person's turn"
+    )
+    ply = current_ply(db)
+    bot.kill()
+    await asyncio.sleep(0.5)
+    await bot.start()
+    await fake_telegram.wait_for(lambda: current_ply(db) > ply, timeout=15, what="the timeout")
+    seat, _, by = actions(db)[ply]
+    assert seat in (0, 1)
+    assert by == "timeout"
