@@ -71,7 +71,7 @@ async def test_a_match_with_two_absent_people_completes_on_timers_alone(
 async def test_im_back_returns_the_seat(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
-    table, users, bot = await two_people_two_computers(fake_telegram, bot_process, scale="0.02")
+    table, users, _ = await two_people_two_computers(fake_telegram, bot_process, scale="0.02")
     anna = users[0]
     hand = await fake_telegram.wait_for(
         lambda: back_button_hand(table, anna), timeout=60, what="Anna's seat taken over"
