@@ -197,12 +197,8 @@ def top_screen(
         + "</i>",
     ]
     if variant is None:
-        text.append(
-            t._(
-                "By variant: {commands}",
-                commands=" · ".join(f"/top {v}" for v in VARIANTS),  # i18n: ignore
-            )
-        )
+        commands = " · ".join(f"/top {v}" for v in VARIANTS)  # i18n: ignore
+        text.append(t._("By variant: {commands}", commands=commands))
     return Screen.of("\n".join(text))
 
 
@@ -237,7 +233,7 @@ def stats_screen(
         "📊 <b>" + line_name(t, overall) + "</b> · " + escape(chat_title),
         t._("Season {n}", n=season)
         + " · "
-        + t._("rating {rating}", rating=f"<b>{rating_text(overall.rating.value)}</b>")
+        + t._("rating <b>{rating}</b>", rating=rating_text(overall.rating.value))
         + " · "
         + t._("place {rank} of {size}", rank=rank, size=size),
     ]

@@ -55,6 +55,56 @@ _PLAYER_COLUMNS = (
     "deals_lost, eggs, queens_caught, tricks, card_points"
 )
 
+# The read queries of the ladder commands (tests check their query plans).
+TOP_SQL = (
+    f"SELECT {_STANDING_COLUMNS} FROM ladder_standings "
+    f"WHERE chat_id = ? AND season = ? AND variant = ? ORDER BY {_TOP_ORDER} LIMIT ?"
+)
+LINE_SQL = (
+    f"SELECT {_STANDING_COLUMNS} FROM ladder_standings "
+    "WHERE chat_id = ? AND player = ? AND season = ? AND variant = ?"
+)
+RANK_SQL = """
+    SELECT count(*) FROM ladder_standings
+    WHERE chat_id = ? AND season = ? AND variant = ?
+      AND (rating > ? OR (rating = ? AND (matches > ? OR (matches = ? AND player < ?))))
+"""
+SIZE_SQL = "SELECT count(*) FROM ladder_standings WHERE chat_id = ? AND season = ? AND variant = ?"
+PLAYER_LINES_SQL = (
+    f"SELECT {_STANDING_COLUMNS} FROM ladder_standings WHERE chat_id = ? AND player = ? "
+    "ORDER BY season, variant"
+)
+PLAYER_EVERYWHERE_SQL = (
+    f"SELECT {_STANDING_COLUMNS} FROM ladder_standings WHERE player = ? AND variant = ? "
+    "ORDER BY chat_id, season"
+)
+# The newest rows first, limited, then joined: the join never looks past the limit.
+RESULTS_SQL = """
+    SELECT r.match_id, r.rank, r.mu_before, r.sigma_before, r.rating_before,
+           r.mu_after, r.sigma_after, r.rating_after,
+           m.variant, m.finished_at, p.won, p.goat
+    FROM (SELECT * FROM rating_changes
+          WHERE chat_id = ? AND player = ? AND variant = ? AND season = ?
+          ORDER BY match_id DESC LIMIT ?) AS r
+    JOIN matches AS m ON m.id = r.match_id
+    JOIN match_players AS p ON p.match_id = r.match_id AND p.seat = r.seat
+    ORDER BY r.match_id DESC, r.seat
+"""
+CHAT_HISTORY_SQL = (
+    f"SELECT {_MATCH_COLUMNS} FROM matches WHERE chat_id = ? AND season = ? "
+    "ORDER BY id DESC LIMIT ?"
+)
+VARIANT_HISTORY_SQL = (
+    f"SELECT {_MATCH_COLUMNS} FROM matches WHERE chat_id = ? AND season = ? AND variant = ? "
+    "ORDER BY id DESC LIMIT ?"
+)
+USER_HISTORY_SQL = (
+    "SELECT " + ", ".join(f"m.{c.strip()}" for c in _MATCH_COLUMNS.split(",")) + " "
+    "FROM (SELECT DISTINCT match_id FROM match_players WHERE user_id = ? "
+    "      ORDER BY match_id DESC LIMIT ?) AS x "
+    "JOIN matches AS m ON m.id = x.match_id ORDER BY m.id DESC"
+)
+
 
 # ------------------------------------------------------------------ seasons
 
@@ -320,11 +370,7 @@ async def move_chat(conn: aiosqlite.Connection, old_chat_id: int, new_chat_id: i
 async def top(
     conn: aiosqlite.Connection, chat_id: int, season: int, scope: str, limit: int
 ) -> list[Standing]:
-    rows = await conn.execute_fetchall(
-        f"SELECT {_STANDING_COLUMNS} FROM ladder_standings "
-        f"WHERE chat_id = ? AND season = ? AND variant = ? ORDER BY {_TOP_ORDER} LIMIT ?",
-        (chat_id, season, scope, limit),
-    )
+    rows = await conn.execute_fetchall(TOP_SQL, (chat_id, season, scope, limit))
     return [_standing_from_row(row) for row in rows]
 
 
@@ -332,22 +378,13 @@ async def standing(
     conn: aiosqlite.Connection, chat_id: int, season: int, scope: str, player: str
 ) -> tuple[int, Standing] | None:
     """The player's line and its rank (1-based, in ``top``'s order), or None."""
-    row = await _fetchone(
-        conn,
-        f"SELECT {_STANDING_COLUMNS} FROM ladder_standings "
-        "WHERE chat_id = ? AND player = ? AND season = ? AND variant = ?",
-        (chat_id, player, season, scope),
-    )
+    row = await _fetchone(conn, LINE_SQL, (chat_id, player, season, scope))
     if row is None:
         return None
     line = _standing_from_row(row)
     ahead = await _fetchone(
         conn,
-        """
-        SELECT count(*) FROM ladder_standings
-        WHERE chat_id = ? AND season = ? AND variant = ?
-          AND (rating > ? OR (rating = ? AND (matches > ? OR (matches = ? AND player < ?))))
-        """,
+        RANK_SQL,
         (
             chat_id,
             season,
@@ -364,11 +401,7 @@ async def standing(
 
 
 async def count_lines(conn: aiosqlite.Connection, chat_id: int, season: int, scope: str) -> int:
-    row = await _fetchone(
-        conn,
-        "SELECT count(*) FROM ladder_standings WHERE chat_id = ? AND season = ? AND variant = ?",
-        (chat_id, season, scope),
-    )
+    row = await _fetchone(conn, SIZE_SQL, (chat_id, season, scope))
     return 0 if row is None else int(row[0])
 
 
@@ -376,37 +409,16 @@ async def player_lines(
     conn: aiosqlite.Connection, player: str, chat_id: int | None
 ) -> list[Standing]:
     if chat_id is None:
-        rows = await conn.execute_fetchall(
-            f"SELECT {_STANDING_COLUMNS} FROM ladder_standings WHERE player = ? AND variant = ? "
-            "ORDER BY chat_id, season",
-            (player, ALL_VARIANTS),
-        )
+        rows = await conn.execute_fetchall(PLAYER_EVERYWHERE_SQL, (player, ALL_VARIANTS))
     else:
-        rows = await conn.execute_fetchall(
-            f"SELECT {_STANDING_COLUMNS} FROM ladder_standings WHERE chat_id = ? AND player = ? "
-            "ORDER BY season, variant",
-            (chat_id, player),
-        )
+        rows = await conn.execute_fetchall(PLAYER_LINES_SQL, (chat_id, player))
     return [_standing_from_row(row) for row in rows]
 
 
 async def player_results(
     conn: aiosqlite.Connection, chat_id: int, season: int, player: str, limit: int
 ) -> list[PlayerResult]:
-    rows = await conn.execute_fetchall(
-        """
-        SELECT r.match_id, r.rank, r.mu_before, r.sigma_before, r.rating_before,
-               r.mu_after, r.sigma_after, r.rating_after,
-               m.variant, m.finished_at, p.won, p.goat
-        FROM rating_changes AS r
-        JOIN matches AS m ON m.id = r.match_id
-        JOIN match_players AS p ON p.match_id = r.match_id AND p.seat = r.seat
-        WHERE r.chat_id = ? AND r.player = ? AND r.variant = ? AND r.season = ?
-        ORDER BY r.match_id DESC, r.seat
-        LIMIT ?
-        """,
-        (chat_id, player, ALL_VARIANTS, season, limit),
-    )
+    rows = await conn.execute_fetchall(RESULTS_SQL, (chat_id, player, ALL_VARIANTS, season, limit))
     return [
         PlayerResult(
             match_id=int(row["match_id"]),
@@ -434,26 +446,14 @@ async def history(
     if chat_id is not None:
         if season is None:
             raise ValueError("a chat's history needs a season")
-        where = "chat_id = ? AND season = ?"
-        params: list[Any] = [chat_id, season]
-        if variant is not None:
-            where += " AND variant = ?"
-            params.append(variant)
-        rows = list(
-            await conn.execute_fetchall(
-                f"SELECT {_MATCH_COLUMNS} FROM matches WHERE {where} ORDER BY id DESC LIMIT ?",
-                (*params, limit),
-            )
-        )
+        params: tuple[Any, ...]
+        if variant is None:
+            sql, params = CHAT_HISTORY_SQL, (chat_id, season, limit)
+        else:
+            sql, params = VARIANT_HISTORY_SQL, (chat_id, season, variant, limit)
+        rows = list(await conn.execute_fetchall(sql, params))
     elif user_id is not None:
-        rows = list(
-            await conn.execute_fetchall(
-                f"SELECT {_MATCH_COLUMNS} FROM matches WHERE id IN "
-                "(SELECT match_id FROM match_players WHERE user_id = ? "
-                " ORDER BY match_id DESC LIMIT ?) ORDER BY id DESC",
-                (user_id, limit),
-            )
-        )
+        rows = list(await conn.execute_fetchall(USER_HISTORY_SQL, (user_id, limit)))
     else:
         raise ValueError("a history needs a chat or a user")
     ids = [int(row["id"]) for row in rows]
