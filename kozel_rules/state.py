@@ -1034,19 +1034,22 @@ class GameState:
                 self._lead(seat, leads[r], None)
 
     def _playout_follow(self, rand: Callable[[], float]) -> None:
-        """Uniform random play of a FOLLOW (ziege) deal, a trick at a time with the trick in
-        local variables (trick end and refill included); the same choices and the same final
-        state as ``legal()`` + ``step()``. The exchange (give, return), a trick already under
-        way and the deal's end go through the shared methods."""
+        """Uniform random play of a FOLLOW (ziege) deal: runs of whole tricks (lead, follows,
+        trick end, refill) in local variables, written back to the state whenever the shared
+        methods take over (the give/return of an exchange, a trick already under way, a caught
+        queen, the deal's end). The same choices and the same final state as ``legal()`` +
+        ``step()`` (tests compare both from thousands of positions)."""
         tb = self.tb
         follow_mask = tb.follow_mask
         plain = tb.plain_mask
         ban = self.variant.trump_lead_ban
         exchange = tb.exchange
         catch = tb.catch_mask
+        queen_bit = tb.queen_bit
         power = tb.power
         key = tb.key
         partner = self.partner
+        side_of = self.side_of
         order_from = self.order_from
         # these lists keep their identity until the deal ends (the state is held)
         hands = self.hands
@@ -1059,102 +1062,128 @@ class GameState:
         vplay = V_PLAY
         self.k = 1
         while self.phase < OVER:
-            seat = self.due
-            h = hands[seat]
-            if self.phase == LEAD:
-                c = h & plain if ban else h
-                if not c:
-                    c = h
-            elif self.phase == FORCED:
-                c = self.forced  # the card the partner returned
-            else:
+            ph = self.phase
+            if ph != LEAD and ph != FORCED:
                 acts = self.legal()
                 self.step(acts[int(rand() * len(acts))])
                 continue
+            due = self.due
             order = self.order
-            i = int(rand() * c.bit_count())
-            while i:
-                c &= c - 1
-                i -= 1
-            m = c & -c
-            hands[seat] = h ^ m
-            plays = [(seat, vlead, m)]
-            card = m.bit_length() - 1
-            led = key[card]
-            fm = follow_mask[led]
-            row = power[led]
-            best_pow = row[card]
-            best_seat = seat
-            tmask = m
-            self.led = led
-            if m & catch:
-                self._queen_caught(seat, m, None)  # records the card; one card catches nothing
-            caught = False
-            for seat in order[1:]:
-                h = hands[seat]
-                c = h & fm
-                if not c:
-                    c = h
+            seen_up = self.seen_up
+            last_taker = self.last_taker
+            last = self.last_trick
+            forced = ph == FORCED
+            while True:  # one trick, led by `due`
+                h = hands[due]
+                if forced:
+                    c = self.forced  # the card the partner returned
+                    forced = False
+                else:
+                    c = h & plain if ban else h
+                    if not c:
+                        c = h
                 i = int(rand() * c.bit_count())
                 while i:
                     c &= c - 1
                     i -= 1
                 m = c & -c
-                hands[seat] = h ^ m
-                plays.append((seat, vplay, m))
-                tmask |= m
-                p = row[m.bit_length() - 1]
-                if p > best_pow:
-                    best_pow = p
-                    best_seat = seat
-                if not m & fm:
-                    self.voids[seat] |= 1 << led
+                hands[due] = h ^ m
+                plays = [(due, vlead, m)]
+                card = m.bit_length() - 1
+                led = key[card]
+                fm = follow_mask[led]
+                row = power[led]
+                best_pow = row[card]
+                best_seat = due
+                tmask = m
+                q_seat = s_seat = -1
                 if m & catch:
+                    if m & queen_bit:
+                        q_seat = due
+                    else:
+                        s_seat = due
+                caught = False
+                for seat in order[1:]:
+                    h = hands[seat]
+                    c = h & fm
+                    if not c:
+                        c = h
+                    i = int(rand() * c.bit_count())
+                    while i:
+                        c &= c - 1
+                        i -= 1
+                    m = c & -c
+                    hands[seat] = h ^ m
+                    plays.append((seat, vplay, m))
+                    tmask |= m
+                    p = row[m.bit_length() - 1]
+                    if p > best_pow:
+                        best_pow = p
+                        best_seat = seat
+                    if not m & fm:
+                        self.voids[seat] |= 1 << led
+                    if m & catch:
+                        if m & queen_bit:
+                            q_seat = seat
+                        else:
+                            s_seat = seat
+                        if q_seat >= 0 and s_seat >= 0 and side_of[q_seat] != side_of[s_seat]:
+                            caught = True
+                            break
+                self.due = self.leader = due
+                self.order = order
+                self.led = led
+                self.best_pow = best_pow
+                self.best_seat = best_seat
+                self.q_seat = q_seat
+                self.s_seat = s_seat
+                if caught:  # the trick in progress, as step() leaves it, then the deal ends
                     self.plays = plays
                     self.tmask = self.upmask = tmask
-                    self.best_pow = best_pow
-                    self.best_seat = best_seat
                     self.pos = len(plays) - 1
+                    self.seen_up = seen_up
+                    self.last_taker = last_taker
+                    self.last_trick = last
                     self.phase = RESPOND
-                    if self._queen_caught(seat, m, None):
-                        caught = True
-                        break
-            if caught:
-                continue
-            # the trick is complete: what _end_trick and _begin_trick do, inline
-            self.plays = plays
-            self.best_pow = best_pow
-            self.best_seat = best_seat
-            self.pos = len(plays)
-            taker = best_seat
-            piles[taker] |= tmask
-            tricks[taker] += 1
-            takers.append(taker)
-            self.last_taker = taker
-            self.seen_up |= tmask
-            self.last_trick = (self.leader, self.due, plays, taker)
-            self.tmask = 0
-            self.upmask = 0
-            order = order_from[taker]
-            if stock:
-                for s in order:
-                    hands[s] |= stock.pop()
-                self.voids = [0] * n
-            if not hands[taker]:
-                self.phase = RESPOND
-                self._end_deal(-1, None)
-                continue
-            self.due = taker
-            self.leader = taker
-            self.order = order
-            self.pos = 0
-            self.plays = []
-            self.q_seat = -1
-            self.s_seat = -1
-            if exchange and not hands[taker] & plain and hands[partner[taker]] & plain:
-                self.phase = GIVE
-            else:
-                self.phase = LEAD
+                    self._queen_caught(seat, m, None)
+                    break
+                # the trick is complete: what _end_trick does
+                taker = best_seat
+                piles[taker] |= tmask
+                tricks[taker] += 1
+                takers.append(taker)
+                seen_up |= tmask
+                if stock:
+                    for s in order_from[taker]:
+                        hands[s] |= stock.pop()
+                    self.voids = [0] * n
+                if not hands[taker]:  # the deal is over
+                    self.plays = plays
+                    self.pos = len(plays)
+                    self.tmask = self.upmask = 0
+                    self.seen_up = seen_up
+                    self.last_taker = taker
+                    self.last_trick = (due, due, plays, taker)
+                    self.phase = RESPOND
+                    self._end_deal(-1, None)
+                    break
+                # what _begin_trick does
+                last = (due, due, plays, taker)
+                last_taker = taker
+                due = taker
+                order = order_from[taker]
+                if exchange and not hands[due] & plain and hands[partner[due]] & plain:
+                    self.due = self.leader = due
+                    self.order = order
+                    self.pos = 0
+                    self.plays = []
+                    self.tmask = self.upmask = 0
+                    self.seen_up = seen_up
+                    self.last_taker = taker
+                    self.last_trick = last
+                    self.q_seat = self.s_seat = -1
+                    self.phase = GIVE
+                    break
 
     # ------------------------------------------------------------------ knowledge
 
