@@ -45,6 +45,7 @@ class Table:
     rng: random.Random = field(default_factory=lambda: random.Random(1))
     special_rate: float = 0.5  # how often a player declares a special lead it is offered
     presses: int = 0
+    lobby_id: int = 0
 
     # ------------------------------------------------------------ lobby
 
@@ -57,15 +58,17 @@ class Table:
     async def open(self, creator: SimUser, variant: str) -> StoredMessage:
         mark = self.server.mark()
         await creator.send(self.group, f"/newgame {variant}")
-        return await self.server.wait_for_message(
+        lobby = await self.server.wait_for_message(
             self.group, lambda m: any(b.text.endswith("Join") for b in m.buttons), since=mark
         )
+        self.lobby_id = lobby.message_id
+        return lobby
 
     def lobby(self) -> StoredMessage:
-        for message in reversed(self.server.messages(self.group)):
-            if any(b.text.endswith("Join") for b in message.buttons):
-                return message
-        raise AssertionError("no lobby message in the group")
+        return self.server.message(self.group, self.lobby_id)
+
+    def lobby_text(self) -> str:
+        return self.lobby().text or ""
 
     async def press_lobby(self, user: SimUser, contains: str) -> str:
         lobby = self.lobby()

@@ -1,0 +1,121 @@
+"""Telegram's answers and chat events are normal events: blocks, upgrades, removals, limits."""
+
+from __future__ import annotations
+
+import pytest
+from fakebot.fixtures import BotProcessFactory
+from fakebot.process import BotProcess
+from fakebot.server import FakeTelegram
+from fakebot.users import SimUser
+
+from .driver import ENV_FAST, Table, actions, current_ply
+
+pytestmark = pytest.mark.e2e
+
+
+async def table_of_two(
+    fake: FakeTelegram, bot_process: BotProcessFactory
+) -> tuple[Table, list[SimUser], BotProcess]:
+    bot = bot_process(env=ENV_FAST)
+    await bot.start()
+    users = [fake.add_user("Anna"), fake.add_user("Boris"), fake.add_user("Vera")]
+    group = fake.add_group("Kozel club", users, admins=users[:1])
+    table = Table(fake, group)
+    for user in users:
+        await table.start_private(user)
+    await table.open(users[0], "moscow")
+    await table.join(users[1])
+    return table, users, bot
+
+
+def group_text(table: Table) -> str:
+    return "\n".join(table.server.shown_texts(table.group, from_bot_only=True))
+
+
+async def test_one_table_per_group_and_one_seat_per_person(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    table, users, _ = await table_of_two(fake_telegram, bot_process)
+    mark = fake_telegram.mark()
+    await users[2].send(table.group, "/newgame street")
+    reply = await fake_telegram.wait_for_message(table.group, since=mark)
+    assert "already open" in (reply.text or "")
+    # Boris sits here; a table in another group tells him where he plays.
+    other = fake_telegram.add_group("Other club", users, admins=users[2:])
+    other_table = Table(fake_telegram, other)
+    await other_table.open(users[2], "moscow")
+    lobby = other_table.lobby()
+    answer = await users[1].press_button(other, lobby.message_id, contains="Join")
+    assert answer.show_alert
+    assert "You already play at a table in Kozel club" in (answer.text or "")
+
+
+async def test_only_the_creator_or_an_admin_cancels(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    table, users, _ = await table_of_two(fake_telegram, bot_process)
+    answer = await users[1].press_button(table.group, table.lobby().message_id, contains="Cancel")
+    assert answer.show_alert
+    assert "Only the player who opened the table or a chat admin" in (answer.text or "")
+    mark = fake_telegram.mark()
+    await users[0].send(table.group, "/cancel")
+    reply = await fake_telegram.wait_for_message(table.group, since=mark)
+    assert "cancelled" in (reply.text or "")
+    await fake_telegram.wait_for(lambda: "was cancelled" in (table.lobby_text()))
+
+
+async def test_a_player_who_blocks_the_bot_is_replaced_by_a_computer(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    table, users, bot = await table_of_two(fake_telegram, bot_process)
+    await table.start(users[0])
+    users[1].block_bot()
+    # Anna plays on; Boris's hand cannot be updated any more: the table says so.
+    await table.play(users[:1], until=lambda: "cannot reach Boris" in group_text(table))
+    await table.play(users[:1])
+    assert table.match_over()
+    boris = [by for seat, _, by in actions(bot.db_path) if seat == 1]
+    assert boris[-1] == "computer"
+
+
+async def test_the_table_follows_a_group_upgraded_to_a_supergroup(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    table, users, bot = await table_of_two(fake_telegram, bot_process)
+    await table.start(users[0])
+    ply = current_ply(bot.db_path)
+    supergroup = fake_telegram.migrate_to_supergroup(table.group)
+    moved = Table(fake_telegram, supergroup)
+    await moved.play(users[:2])
+    assert moved.match_over()
+    assert current_ply(bot.db_path) > ply
+    mark = fake_telegram.mark()
+    await users[0].send(supergroup, "/newgame")
+    await fake_telegram.wait_for_message(
+        supergroup, lambda m: "new table" in (m.text or ""), since=mark, timeout=30
+    )  # the group's flood limit (20 a minute) may hold the reply for a while
+
+
+async def test_removing_the_bot_closes_the_table(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    table, users, _ = await table_of_two(fake_telegram, bot_process)
+    await table.start(users[0])
+    mark = fake_telegram.mark()
+    fake_telegram.remove_bot_from(table.group)
+    for user in users[:2]:
+        message = await fake_telegram.wait_for_message(
+            user, lambda m: "was cancelled" in (m.text or ""), since=mark
+        )
+        assert not message.buttons
+
+
+async def test_flood_limits_are_retried(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    table, users, _ = await table_of_two(fake_telegram, bot_process)
+    fake_telegram.inject_error("sendMessage", 429, retry_after=1, times=2)
+    await table.start(users[0])
+    assert any(c.status == 429 for c in fake_telegram.calls_to("sendMessage"))
+    await table.play(users[:2])
+    assert table.match_over()
