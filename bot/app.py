@@ -16,7 +16,7 @@ from telegram.ext import (
     filters,
 )
 
-from . import handlers
+from . import handlers, ladder_handlers
 from .config import Config
 from .i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
 from .service import chat as chat_service
@@ -69,6 +69,7 @@ def build(config: Config) -> Application:  # type: ignore[type-arg]
     app.add_handler(CallbackQueryHandler(handlers.on_button))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
     app.add_handler(ChatMemberHandler(handlers.on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    ladder_handlers.register(app)  # /top /stats /history /resetladder, reset buttons
     app.add_error_handler(handlers.on_error)
     return app
 

@@ -23,6 +23,7 @@ from ..i18n import Translator
 from ..render import deal_result_text, hand_screen, match_result_text, table_screen
 from ..screen import Screen
 from ..storage import LogEntry, MatchPlayerRecord, MatchRecord, TableRecord
+from . import ladder
 from .computer import choose_action
 from .core import Core, seat_infos, seat_of_user
 from .ports import MessageGone, Person, Reply, Unreachable
@@ -207,7 +208,9 @@ async def commit(
         table.finished_at = time.time()
         record = match_record(table, match)
     # The match record (the ladder's input) is written in the same transaction as the move.
-    await core.storage.save_table(table, expected_version=table.version, log=entries, match=record)
+    await core.storage.save_table(
+        table, expected_version=table.version, log=entries, match=record, rate=ladder.rate
+    )
     if note:
         core.notes[table.id] = note
     await after_change(core, table, match, events=events, actor=action.seat)
