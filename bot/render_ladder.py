@@ -302,7 +302,10 @@ def private_stats_screen(
         )
     if more:
         text.append(t.n_("…and {n} more chat.", "…and {n} more chats.", more))
-    text += ["", "<i>" + t._("Ratings are per chat, of each chat's current season.") + "</i>"]
+    text += [
+        "",
+        "<i>" + t._("Ratings are per chat: from the latest season you played there.") + "</i>",
+    ]
     return Screen.of("\n".join(text))
 
 

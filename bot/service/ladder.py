@@ -39,12 +39,14 @@ from openskill.models import PlackettLuce, PlackettLuceRating
 
 from .. import render_ladder
 from ..callback import Callback
-from ..i18n import Translator
+from ..i18n import Translator, get_translator
 from ..render import VARIANTS
 from ..rules_text import variant_name
 from ..screen import Screen
 from ..storage import (
     ALL_VARIANTS,
+    HistoryPage,
+    LadderBoard,
     MatchRecord,
     Rating,
     RatingChange,
@@ -196,30 +198,31 @@ async def top(core: Core, chat: ChatInfo, person: Person, args: Sequence[str]) -
     query = parse_query(t, args)
     if query is None:
         return Reply(render_ladder.usage_text(t, "top"))
-    await core.storage.update_ladder(rate, chat.chat_id)
-    current = await core.storage.ladder_season(chat.chat_id)
-    season_no = query.season or current.season
-    if not 1 <= season_no <= current.season:
-        return Reply(render_ladder.no_season_text(t, season_no, current.season))
-    season = await core.storage.ladder_season(chat.chat_id, season_no)
     scope = query.variant or ALL_VARIANTS
-    lines = await core.storage.ladder_top(chat.chat_id, season_no, scope, TOP_SIZE)
     me = player_key(person.user_id, None)
-    caller = None
-    if all(line.player != me for line in lines):
-        caller = await core.storage.ladder_standing(chat.chat_id, season_no, scope, me)
-    size = await core.storage.ladder_size(chat.chat_id, season_no, scope)
+
+    async def read() -> LadderBoard:
+        return await core.storage.ladder_board(
+            chat.chat_id, season=query.season, variant=scope, player=me, limit=TOP_SIZE
+        )
+
+    board = await read()
+    if board.pending:
+        await core.storage.update_ladder(rate, chat.chat_id)
+        board = await read()
+    if not 1 <= board.season.season <= board.current.season:
+        return Reply(render_ladder.no_season_text(t, board.season.season, board.current.season))
     return Reply(
         screen=render_ladder.top_screen(
             t,
             chat_title=chat.title,
-            season=season,
-            current_season=current.season,
+            season=board.season,
+            current_season=board.current.season,
             variant=query.variant,
-            lines=lines,
-            caller=caller,
+            lines=board.lines,
+            caller=board.caller,
             me=me,
-            size=size,
+            size=board.size,
         )
     )
 
@@ -235,22 +238,20 @@ async def stats(core: Core, chat: ChatInfo, person: Person, target: StatsTarget)
     if isinstance(who, Reply):
         return who
     key, name = who
-    await core.storage.update_ladder(rate, chat.chat_id)
-    season = await core.storage.ladder_season(chat.chat_id)
-    lines = await core.storage.player_standings(key, chat.chat_id)
-    current = [line for line in lines if line.season == season.season]
+    card = await core.storage.player_card(chat.chat_id, key, results=FORM_SIZE)
+    if card.pending:
+        await core.storage.update_ladder(rate, chat.chat_id)
+        card = await core.storage.player_card(chat.chat_id, key, results=FORM_SIZE)
+    season = card.current.season
+    current = [line for line in card.lines if line.season == season]
     overall = next((line for line in current if line.variant == ALL_VARIANTS), None)
-    every_season = [line for line in lines if line.variant == ALL_VARIANTS]
+    every_season = [line for line in card.lines if line.variant == ALL_VARIANTS]
     if overall is None:
         return Reply(
             render_ladder.no_stats_text(
-                t, name=name, season=season.season, earlier=sum_lines(every_season)
+                t, name=name, season=season, earlier=sum_lines(every_season)
             )
         )
-    placed = await core.storage.ladder_standing(chat.chat_id, season.season, ALL_VARIANTS, key)
-    rank = placed[0] if placed else 0
-    size = await core.storage.ladder_size(chat.chat_id, season.season, ALL_VARIANTS)
-    results = await core.storage.player_results(chat.chat_id, season.season, key, FORM_SIZE)
     by_variant = sorted(
         (line for line in current if line.variant != ALL_VARIANTS),
         key=lambda line: VARIANTS.index(line.variant) if line.variant in VARIANTS else 99,
@@ -259,12 +260,12 @@ async def stats(core: Core, chat: ChatInfo, person: Person, target: StatsTarget)
         screen=render_ladder.stats_screen(
             t,
             chat_title=chat.title,
-            season=season.season,
+            season=season,
             overall=overall,
-            rank=rank,
-            size=size,
+            rank=card.rank or 0,
+            size=card.size,
             by_variant=by_variant,
-            results=results,
+            results=card.results,
             every_season=sum_lines(every_season) if len(every_season) > 1 else None,
         )
     )
@@ -345,22 +346,26 @@ async def history(core: Core, chat: ChatInfo, person: Person, args: Sequence[str
     query = parse_query(t, args)
     if query is None:
         return Reply(render_ladder.usage_text(t, "history"))
-    await core.storage.update_ladder(rate, chat.chat_id)
-    current = await core.storage.ladder_season(chat.chat_id)
-    season_no = query.season or current.season
-    if not 1 <= season_no <= current.season:
-        return Reply(render_ladder.no_season_text(t, season_no, current.season))
-    matches = await core.storage.match_history(
-        chat_id=chat.chat_id, season=season_no, variant=query.variant, limit=HISTORY_SIZE
-    )
+
+    async def read() -> HistoryPage:
+        return await core.storage.history_page(
+            chat.chat_id, season=query.season, variant=query.variant, limit=HISTORY_SIZE
+        )
+
+    page = await read()
+    if page.pending:
+        await core.storage.update_ladder(rate, chat.chat_id)
+        page = await read()
+    if not 1 <= page.season <= page.current.season:
+        return Reply(render_ladder.no_season_text(t, page.season, page.current.season))
     return Reply(
         screen=render_ladder.history_screen(
             t,
             chat_title=chat.title,
-            season=season_no,
-            current_season=current.season,
+            season=page.season,
+            current_season=page.current.season,
             variant=query.variant,
-            matches=matches,
+            matches=page.matches,
         )
     )
 
@@ -429,5 +434,5 @@ async def _translator(core: Core, chat: ChatInfo, person: Person) -> tuple[Trans
     user = await core.remember(person, private=chat.is_private)
     if chat.is_private:
         return core.user_t(user), user
-    await core.chat_record(chat, creator=user)
-    return await core.chat_t(chat.chat_id), user
+    record = await core.chat_record(chat, creator=user)
+    return get_translator(record.language), user

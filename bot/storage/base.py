@@ -11,10 +11,13 @@ from typing import Protocol
 
 from bot.storage.records import (
     ChatRecord,
+    HistoryPage,
+    LadderBoard,
     LadderMatch,
     LogEntry,
     LoggedEntry,
     MatchRecord,
+    PlayerCard,
     PlayerResult,
     Rater,
     SeasonRecord,
@@ -221,6 +224,33 @@ class Storage(Protocol):
     ) -> list[LadderMatch]:
         """The newest matches, newest first: a chat's season (``chat_id`` and ``season``,
         optionally one ``variant``), or a user's matches in every chat (``user_id``)."""
+        ...
+
+    # One read transaction per ladder command (each also says whether matches wait to be
+    # rated: the caller then runs ``update_ladder`` and reads again).
+
+    async def ladder_board(
+        self,
+        chat_id: int,
+        *,
+        season: int | None,
+        variant: str,
+        player: str,
+        limit: int = 10,
+    ) -> LadderBoard:
+        """/top: the current and the asked season (None: the current one), its best ``limit``
+        lines in one scope, the ``player``'s rank and line if not among them, the size."""
+        ...
+
+    async def player_card(self, chat_id: int, player: str, *, results: int = 10) -> PlayerCard:
+        """/stats: the player's lines in the chat, their place in the current season's overall
+        ladder, and their newest results of the current season."""
+        ...
+
+    async def history_page(
+        self, chat_id: int, *, season: int | None, variant: str | None, limit: int = 10
+    ) -> HistoryPage:
+        """/history: the newest matches of a season (None: the current one) of the chat."""
         ...
 
     async def find_user(self, username: str) -> UserRecord | None:

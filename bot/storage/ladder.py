@@ -27,9 +27,12 @@ import aiosqlite
 from bot.storage.base import StorageError
 from bot.storage.records import (
     ALL_VARIANTS,
+    HistoryPage,
+    LadderBoard,
     LadderMatch,
     MatchPlayerRecord,
     MatchRecord,
+    PlayerCard,
     PlayerResult,
     Rater,
     Rating,
@@ -488,6 +491,57 @@ async def user_by_username(conn: aiosqlite.Connection, username: str) -> int | N
         (username,),
     )
     return None if row is None else int(row["user_id"])
+
+
+# ------------------------------------------------------------------ one read per command
+
+
+async def board(
+    conn: aiosqlite.Connection,
+    chat_id: int,
+    season: int | None,
+    scope: str,
+    player: str,
+    limit: int,
+) -> LadderBoard:
+    current = await current_season(conn, chat_id)
+    number = current.season if season is None else season
+    shown = await season_record(conn, chat_id, number)
+    lines = await top(conn, chat_id, number, scope, limit)
+    caller = None
+    if all(line.player != player for line in lines):
+        caller = await standing(conn, chat_id, number, scope, player)
+    size = await count_lines(conn, chat_id, number, scope)
+    return LadderBoard(current, shown, lines, caller, size, await has_pending(conn, chat_id))
+
+
+async def card(
+    conn: aiosqlite.Connection, chat_id: int, player: str, results_limit: int
+) -> PlayerCard:
+    current = await current_season(conn, chat_id)
+    lines = await player_lines(conn, player, chat_id)
+    placed = await standing(conn, chat_id, current.season, ALL_VARIANTS, player)
+    size = await count_lines(conn, chat_id, current.season, ALL_VARIANTS)
+    results = await player_results(conn, chat_id, current.season, player, results_limit)
+    return PlayerCard(
+        current,
+        lines,
+        None if placed is None else placed[0],
+        size,
+        results,
+        await has_pending(conn, chat_id),
+    )
+
+
+async def history_page(
+    conn: aiosqlite.Connection, chat_id: int, season: int | None, variant: str | None, limit: int
+) -> HistoryPage:
+    current = await current_season(conn, chat_id)
+    number = current.season if season is None else season
+    matches = await history(
+        conn, chat_id=chat_id, season=number, variant=variant, user_id=None, limit=limit
+    )
+    return HistoryPage(current, number, matches, await has_pending(conn, chat_id))
 
 
 # ------------------------------------------------------------------ rows

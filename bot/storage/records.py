@@ -282,3 +282,47 @@ class PlayerResult:
     won: bool
     goat: bool
     change: RatingChange
+
+
+@dataclass(frozen=True)
+class LadderBoard:
+    """What /top shows, read in one transaction."""
+
+    current: SeasonRecord
+    """The chat's current season."""
+    season: SeasonRecord
+    """The season asked for (its lines are empty if it does not exist yet)."""
+    lines: list[Standing]
+    """The best lines, best first."""
+    caller: tuple[int, Standing] | None
+    """The asking player's rank and line, when they have one but it is not among ``lines``."""
+    size: int
+    """How many lines the season has in this scope."""
+    pending: bool
+    """Matches of the chat wait to be rated: update the ladder and read again."""
+
+
+@dataclass(frozen=True)
+class PlayerCard:
+    """What /stats shows for one player in one chat, read in one transaction."""
+
+    current: SeasonRecord
+    lines: list[Standing]
+    """Every season and scope of the player in this chat."""
+    rank: int | None
+    """The player's place in the current season's overall ladder (None: not in it)."""
+    size: int
+    """Lines in the current season's overall ladder."""
+    results: list[PlayerResult]
+    """The newest rated matches of the current season."""
+    pending: bool
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """What /history shows in a chat, read in one transaction."""
+
+    current: SeasonRecord
+    season: int
+    matches: list[LadderMatch]
+    pending: bool

@@ -39,10 +39,13 @@ from bot.storage.migrations import apply_migrations
 from bot.storage.records import (
     ACTIVE_STATUSES,
     ChatRecord,
+    HistoryPage,
+    LadderBoard,
     LadderMatch,
     LogEntry,
     LoggedEntry,
     MatchRecord,
+    PlayerCard,
     PlayerResult,
     Rater,
     SeasonRecord,
@@ -180,23 +183,7 @@ class SqliteStorage:
 
     async def get_user(self, user_id: int) -> UserRecord | None:
         async with self._read() as conn:
-            row = await _fetchone(
-                conn,
-                "SELECT user_id, first_name, username, language_code, language, can_message, "
-                "private_chat_id FROM users WHERE user_id = ?",
-                (user_id,),
-            )
-        if row is None:
-            return None
-        return UserRecord(
-            user_id=int(row["user_id"]),
-            first_name=str(row["first_name"]),
-            username=_opt_str(row["username"]),
-            language_code=_opt_str(row["language_code"]),
-            language=_opt_str(row["language"]),
-            can_message=bool(row["can_message"]),
-            private_chat_id=_opt_int(row["private_chat_id"]),
-        )
+            return await _get_user(conn, user_id)
 
     async def upsert_user(self, user: UserRecord) -> None:
         now = self._clock()
@@ -528,10 +515,34 @@ class SqliteStorage:
                 conn, chat_id=chat_id, season=season, variant=variant, user_id=user_id, limit=limit
             )
 
+    async def ladder_board(
+        self,
+        chat_id: int,
+        *,
+        season: int | None,
+        variant: str,
+        player: str,
+        limit: int = 10,
+    ) -> LadderBoard:
+        async with self._read() as conn:
+            return await ladder.board(conn, chat_id, season, variant, player, limit)
+
+    async def player_card(self, chat_id: int, player: str, *, results: int = 10) -> PlayerCard:
+        async with self._read() as conn:
+            return await ladder.card(conn, chat_id, player, results)
+
+    async def history_page(
+        self, chat_id: int, *, season: int | None, variant: str | None, limit: int = 10
+    ) -> HistoryPage:
+        async with self._read() as conn:
+            return await ladder.history_page(conn, chat_id, season, variant, limit)
+
     async def find_user(self, username: str) -> UserRecord | None:
         async with self._read() as conn:
             user_id = await ladder.user_by_username(conn, username.removeprefix("@"))
-        return None if user_id is None else await self.get_user(user_id)
+            if user_id is None:
+                return None
+            return await _get_user(conn, user_id)
 
 
 # helpers
@@ -548,6 +559,26 @@ async def _fetchone(
     async with conn.execute(sql, params) as cursor:
         row: sqlite3.Row | None = await cursor.fetchone()
         return row
+
+
+async def _get_user(conn: aiosqlite.Connection, user_id: int) -> UserRecord | None:
+    row = await _fetchone(
+        conn,
+        "SELECT user_id, first_name, username, language_code, language, can_message, "
+        "private_chat_id FROM users WHERE user_id = ?",
+        (user_id,),
+    )
+    if row is None:
+        return None
+    return UserRecord(
+        user_id=int(row["user_id"]),
+        first_name=str(row["first_name"]),
+        username=_opt_str(row["username"]),
+        language_code=_opt_str(row["language_code"]),
+        language=_opt_str(row["language"]),
+        can_message=bool(row["can_message"]),
+        private_chat_id=_opt_int(row["private_chat_id"]),
+    )
 
 
 async def _load_tables(
