@@ -37,6 +37,7 @@ COMMANDS = (
     ("settings", N_("turn timer")),
     ("language", N_("choose the language")),
     ("cancel", N_("cancel the table")),
+    ("kick", N_("remove a player (reply to their message)")),
     ("help", N_("how to play with me")),
 )
 
@@ -63,6 +64,7 @@ def build(config: Config) -> Application:  # type: ignore[type-arg]
         "language": handlers.language_command,
         "settings": handlers.settings_command,
         "score": handlers.score_command,
+        "kick": handlers.kick_command,
     }
     for name, callback in command_handlers.items():
         app.add_handler(CommandHandler(name, callback))

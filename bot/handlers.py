@@ -106,6 +106,19 @@ async def cancel_command(update: Update, context: Context) -> None:
     await reply(update.effective_message, answer)
 
 
+async def kick_command(update: Update, context: Context) -> None:
+    message = update.effective_message
+    replied = message.reply_to_message if message else None
+    target = None
+    if replied is not None and replied.from_user is not None and not replied.from_user.is_bot:
+        user = replied.from_user
+        target = Person(user.id, user.first_name, user.username, user.language_code)
+    answer = await lobby.kick(
+        core_of(context), chat_of(update), person_of(update), target, admin_check(update, context)
+    )
+    await reply(message, answer)
+
+
 async def rules_command(update: Update, context: Context) -> None:
     variant = context.args[0].lower() if context.args else None
     answer = await chat_service.rules(core_of(context), chat_of(update), person_of(update), variant)

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 from kozel_rules.action import Action
+from kozel_rules.ai import choose
 from kozel_rules.match import Match
 
 
-def choose_action(match: Match, seat: int, level: str, *, seed: int) -> Action:
-    rng = random.Random(seed)
-    try:
-        from kozel_rules.ai import choose  # the engine's computer players (levels)
-    except ImportError:
-        return rng.choice(match.legal_actions(seat))
-    return choose(match, seat, level=level, rng=rng)
+async def choose_action(match: Match, seat: int, level: str, *, seed: int) -> Action:
+    """The computer's action for ``seat``; it sees only that seat's view.
+
+    A strong player searches for up to a few hundred milliseconds: that runs in a worker
+    thread so the bot keeps answering presses at other tables meanwhile.
+    """
+    return await asyncio.to_thread(choose, match, seat, level=level, rng=random.Random(seed))

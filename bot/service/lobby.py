@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import time
@@ -366,3 +367,60 @@ async def close_table(core: Core, table_id: int, *, reason: str) -> None:
     await refresh_lobby(core, table_id)
     if was_playing:
         await play.close_hands(core, table, reason)
+
+
+async def kick(
+    core: Core, chat: ChatInfo, person: Person, target: Person | None, is_admin: IsAdmin
+) -> Reply:
+    """``/kick`` as a reply to a player's message: the creator or an admin removes them.
+
+    In the lobby the seat is freed; in a running match a computer player takes it over.
+    """
+    await core.remember(person)
+    t = await core.chat_t(chat.chat_id)
+    if target is None:
+        return Reply(t._("Reply to a message of the player you want to remove with /kick."))
+    table = await core.storage.active_table_for_chat(chat.chat_id)
+    if table is None:
+        return Reply(t._("There is no open table in this chat."))
+    if person.user_id != table.creator_id and not await is_admin():
+        return Reply(
+            t._("Only the player who opened the table or a chat admin can remove players.")
+        )
+    async with core.table_lock(table.id):
+        fresh = await core.storage.get_table(table.id)
+        if fresh is None or fresh.status not in ("lobby", "playing"):
+            return Reply(t._("There is no open table in this chat."))
+        seat = seat_of_user(fresh, target.user_id)
+        if seat is None:
+            return Reply(t._("{name} has no seat at this table.", name=escape(target.first_name)))
+        record = fresh.seats[seat]
+        if fresh.status == "lobby":
+            del fresh.seats[seat]
+            _renumber(fresh)
+        else:
+            record.user_id = None
+            record.ai_level = core.settings.default_ai_level
+            record.away = False
+            record.deadline = None
+        await core.storage.save_table(
+            fresh,
+            expected_version=fresh.version,
+            log=[LogEntry(kind="kick", ply=None, seat=seat, text=str(target.user_id), by="human")],
+        )
+    if fresh.status == "lobby":
+        await refresh_lobby(core, fresh.id)
+    else:
+        match = play.load_match(fresh)
+        core.notes[fresh.id] = t._(
+            "{name} left the table; a computer player takes the seat.", name=escape(record.name)
+        )
+        await play.after_change(core, fresh, match)
+        if record.hand_message_id is not None:
+            ut = await core.user_t_by_id(target.user_id)
+            await core.messenger.delete(target.user_id, record.hand_message_id)
+            with contextlib.suppress(Unreachable):
+                await core.messenger.send(
+                    target.user_id, Screen(ut._("You were removed from the table."))
+                )
+    return Reply(t._("{name} was removed from the table.", name=escape(target.first_name)))

@@ -346,7 +346,7 @@ async def computer_move(core: Core, table_id: int, ply: int) -> None:
             return
         record = table.seats[match.to_move]
         level = record.ai_level or core.settings.default_ai_level
-        action = choose_action(match, match.to_move, level, seed=table.seed + ply)
+        action = await choose_action(match, match.to_move, level, seed=table.seed + ply)
         await commit(core, table, match, action, by="computer")
 
 
@@ -371,7 +371,9 @@ async def timeout_move(core: Core, table_id: int, ply: int) -> None:
             )
         else:
             note = t._("⏰ {name} ran out of time — a computer played for them.", name=name)
-        action = choose_action(match, seat, core.settings.default_ai_level, seed=table.seed + ply)
+        action = await choose_action(
+            match, seat, core.settings.default_ai_level, seed=table.seed + ply
+        )
         await commit(core, table, match, action, by="timeout", note=note)
 
 
