@@ -1,0 +1,134 @@
+"""Every screen the bot shows renders in every language, and is actually translated."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.i18n import LANGUAGES, Translator, get_translator
+from bot.render import (
+    SeatInfo,
+    deal_result_text,
+    hand_screen,
+    lobby_screen,
+    match_result_text,
+    table_screen,
+)
+from bot.screen import Screen
+from bot.service.chat import help_screen, language_screen, rules_screen, settings_screen
+from bot.service.play import illegal_text
+from kozel_rules.errors import IllegalActionError
+from kozel_rules.match import Match
+
+SEATS = [
+    SeatInfo("Anna"),
+    SeatInfo("Bot Ivan", "strong"),
+    SeatInfo("Vera", away=True),
+    SeatInfo("Gleb"),
+]
+RULES = ("not-your-turn", "must-follow-suit", "does-not-beat", "no-such-rule")
+
+
+def played(variant: str, players: int, plies: int, seed: int = 5) -> Match:
+    match = Match.new(variant, players=players, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(plies):
+        if match.is_over:
+            break
+        match.apply(rng.choice(match.legal_actions(match.to_move)))
+    return match
+
+
+def finished(variant: str, players: int) -> Match:
+    return played(variant, players, 100_000)
+
+
+def screens(t: Translator) -> list[str]:
+    """The text (and button labels) of every kind of screen, for one language."""
+    out: list[Screen | str] = [
+        lobby_screen(t, table_id=7, version=3, variant="moscow", seats=SEATS, creator="Anna"),
+        lobby_screen(t, table_id=7, version=3, variant="ziege", seats=SEATS[:1], creator="Anna"),
+        help_screen(t, private=False),
+        language_screen(t, t.lang),
+        settings_screen(t, 60),
+    ]
+    out += [rules_screen(t, v) for v in ("ziege", "street", "moscow")]
+    for variant, players in (("ziege", 4), ("street", 4), ("moscow", 3)):
+        match = played(variant, players, 7)
+        out.append(table_screen(t, view=match.view(None), seats=SEATS[:players]))
+        for seat in range(players):
+            out.append(
+                hand_screen(
+                    t,
+                    view=match.view(seat),
+                    seats=SEATS[:players],
+                    chat_title="Club",
+                    table_id=7,
+                    ply=match.ply,
+                    selection=match.view(seat).hand[:1],
+                )
+            )
+        done = finished(variant, players)
+        assert done.result is not None
+        for deal in done.deal_results:
+            out.append(
+                deal_result_text(
+                    t,
+                    result=deal,
+                    players=players,
+                    seats=SEATS[:players],
+                    totals=done.defeat_points,
+                    sides_in=list(range(done.sides)),
+                )
+            )
+        out.append(match_result_text(t, result=done.result, players=players, seats=SEATS[:players]))
+    out += [illegal_text(t, IllegalActionError("x", rule=rule)) for rule in RULES]
+    texts = []
+    for item in out:
+        if isinstance(item, Screen):
+            texts.append(item.text + "\n" + "\n".join(b.text for row in item.buttons for b in row))
+        else:
+            texts.append(item)
+    return texts
+
+
+ENGLISH = screens(get_translator("en"))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_screen_renders_in_every_language(lang: str) -> None:
+    texts = screens(get_translator(lang))
+    assert len(texts) == len(ENGLISH)
+    for text in texts:
+        assert text.strip()
+        assert "{" not in text  # every placeholder was filled
+        assert len(text) <= 4096  # Telegram's message limit
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
+def test_every_screen_is_translated(lang: str) -> None:
+    for english, text in zip(ENGLISH, screens(get_translator(lang)), strict=True):
+        assert text != english
+
+
+def test_button_data_fits_telegram() -> None:
+    match = played("street", 4, 3)
+    screen = hand_screen(
+        get_translator("en"),
+        view=match.view(0),
+        seats=SEATS,
+        chat_title="Club",
+        table_id=999_999_999_999,
+        ply=999_999_999,
+        selection=list(match.view(0).hand[:2]),
+    )
+    for row in screen.buttons:
+        for button in row:
+            assert button.data is None or len(button.data.encode()) <= 64
+
+
+def test_the_group_table_is_drawn_from_the_public_view_only() -> None:
+    match = played("street", 4, 3)
+    with pytest.raises(AssertionError):
+        table_screen(get_translator("en"), view=match.view(0), seats=SEATS)
