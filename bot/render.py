@@ -168,7 +168,15 @@ def _play_line(t: Translator, seats: Sequence[SeatInfo], play: PlayView) -> str:
 
 
 def _trick_lines(t: Translator, seats: Sequence[SeatInfo], trick: TrickView) -> list[str]:
-    return [_play_line(t, seats, p) for p in trick.plays]
+    lines = [_play_line(t, seats, p) for p in trick.plays]
+    if trick.taker is None and trick.top_seat is not None:
+        # Mark the cards an answer has to beat: the top seat's latest face-up play.
+        for i in range(len(trick.plays) - 1, -1, -1):
+            play = trick.plays[i]
+            if play.seat == trick.top_seat and play.verb is not Verb.DISCARD:
+                lines[i] += " ⬅️"
+                break
+    return lines
 
 
 def trump_line(t: Translator, view: SeatView) -> str:
@@ -320,6 +328,9 @@ def hand_screen(
         + escape(chat_title),
         trump_line(t, view) + " · " + t.n_("stock {n} card", "stock {n} cards", view.stock),
     ]
+    if view.players == 4:
+        partner = seats[(view.seat + 2) % 4]
+        lines.append(t._("Your partner: {name}", name=partner.label))
     trick = view.trick
     if trick is not None and trick.plays:
         lines.append("")
@@ -343,6 +354,7 @@ def hand_screen(
         return Callback(table_id, ply, op, arg).encode()
 
     rows: list[list[Button]] = []
+    lines += ["", standings_line(t, view, seats)]
     if away:
         rows.append([Button("🙋 " + t._("I'm back"), cb("back"))])
         lines += ["", t._("Your cards: {cards}", cards=cards_text(view.hand))]
