@@ -19,7 +19,7 @@ from bot.storage import Rating
 
 def test_a_newcomer_shows_1000() -> None:
     fresh = new_rating()
-    assert (fresh.mu, fresh.value) == (pytest.approx(25.0), pytest.approx(1000.0))
+    assert fresh.mu == pytest.approx(25.0) and fresh.value == pytest.approx(1000.0)
     assert rating_of(30.0, 2.0).value == pytest.approx(1000 + 40 * (30 - 6))
 
 

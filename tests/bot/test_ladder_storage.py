@@ -351,8 +351,8 @@ async def test_the_ladder_queries_use_their_indexes(storage: SqliteStorage, db_p
 
 async def test_a_version_1_database_with_matches_upgrades_in_place(db_path: str) -> None:
     # A real file made by the version-1 schema, filled the way version-1 code filled it.
-    async with aiosqlite.connect(db_path, isolation_level=None) as conn:
-        assert await apply_migrations(conn, MIGRATIONS[:1]) == [1]
+    async with aiosqlite.connect(db_path, isolation_level=None) as setup:
+        assert await apply_migrations(setup, MIGRATIONS[:1]) == [1]
     conn = sqlite3.connect(db_path)
     try:
         conn.execute(
