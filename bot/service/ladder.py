@@ -112,6 +112,8 @@ def rate(match: MatchRecord, before: Sequence[Rating | None]) -> list[RatingChan
     start = [b if b is not None else new_rating() for b in before]
     ranks = side_ranks(match)
     sides = sorted(ranks)
+    if len(sides) < 2:  # nobody to be measured against: counted, not rated
+        return [RatingChange(rank=1, before=b, after=b) for b in start]
     members = {side: [i for i, p in enumerate(seats) if p.side == side] for side in sides}
     teams = [
         [MODEL.rating(mu=start[i].mu, sigma=start[i].sigma) for i in members[side]]

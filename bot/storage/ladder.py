@@ -160,14 +160,17 @@ async def start_season(
 # ------------------------------------------------------------------ rating matches
 
 
-async def apply_pending(conn: aiosqlite.Connection, rate: Rater, chat_id: int | None) -> int:
-    """Rate every match not yet in the ladder (of one chat, or of all chats), in id order.
-    Returns how many were rated."""
+async def apply_pending(
+    conn: aiosqlite.Connection, rate: Rater, chat_id: int | None, limit: int
+) -> int:
+    """Rate the oldest ``limit`` matches not yet in the ladder (of one chat, or of all chats),
+    in id order. Returns how many were rated."""
     where = "in_ladder = 0" + ("" if chat_id is None else " AND chat_id = ?")
     params: tuple[Any, ...] = () if chat_id is None else (chat_id,)
     rows = list(
         await conn.execute_fetchall(
-            f"SELECT {_MATCH_COLUMNS} FROM matches WHERE {where} ORDER BY id", params
+            f"SELECT {_MATCH_COLUMNS} FROM matches WHERE {where} ORDER BY id LIMIT ?",
+            (*params, limit),
         )
     )
     if not rows:
@@ -207,7 +210,8 @@ async def _apply_match(
     seats = record.players_list
     keys = [player_key(p.user_id, p.ai_level) for p in seats]
     given = _points_given(seats)
-    for scope in (record.variant, ALL_VARIANTS):
+    scopes = (record.variant, ALL_VARIANTS) if seats else ()  # nothing to rate in an empty record
+    for scope in scopes:
         before = await _ratings(conn, record.chat_id, season, scope, keys)
         changes = list(rate(record, [before.get(key) for key in keys]))
         if len(changes) != len(seats):

@@ -78,6 +78,12 @@ _LOG_INSERT = (
 class SqliteStorage:
     """``Storage`` backed by one SQLite file. Create it with ``await SqliteStorage.open(path)``."""
 
+    ladder_batch = 200
+    """Matches rated per transaction when catching up (``update_ladder``), so a big backlog
+    (a database upgraded from version 1) never holds the storage for long; the save that
+    records a match catches up at most this many of the chat's older ones first (any rest,
+    and then the new match, wait for ``update_ladder``, keeping the order)."""
+
     def __init__(
         self,
         conn: aiosqlite.Connection,
@@ -415,7 +421,7 @@ class SqliteStorage:
             if match is not None:
                 await _insert_match(conn, match)
                 if rate is not None:
-                    await ladder.apply_pending(conn, rate, match.chat_id)
+                    await ladder.apply_pending(conn, rate, match.chat_id, self.ladder_batch)
         table.version = version
         table.updated_at = now
         table.chat_id = chat_id
@@ -453,15 +459,20 @@ class SqliteStorage:
         async with self._write() as conn:
             match_id = await _insert_match(conn, record)
             if rate is not None:
-                await ladder.apply_pending(conn, rate, record.chat_id)
+                await ladder.apply_pending(conn, rate, record.chat_id, self.ladder_batch)
             return match_id
 
     async def update_ladder(self, rate: Rater, chat_id: int | None = None) -> int:
         async with self._read() as conn:
             if not await ladder.has_pending(conn, chat_id):
                 return 0
-        async with self._write() as conn:
-            return await ladder.apply_pending(conn, rate, chat_id)
+        total = 0
+        while True:  # one transaction per batch: other work runs in between
+            async with self._write() as conn:
+                done = await ladder.apply_pending(conn, rate, chat_id, self.ladder_batch)
+            total += done
+            if done < self.ladder_batch:
+                return total
 
     async def ladder_season(self, chat_id: int, season: int | None = None) -> SeasonRecord:
         async with self._read() as conn:

@@ -154,6 +154,40 @@ async def test_rating_later_gives_the_same_ladder_as_rating_at_once(tmp_path: Pa
     assert dump_ladder(later) == dump_ladder(at_once)
 
 
+async def test_a_backlog_is_rated_in_batches_in_order(tmp_path: Path) -> None:
+    matches = [teams(n, CHAT, [n % 5, 10 + n % 3], [20 + n % 4, "basic"]) for n in range(1, 12)]
+    at_once, batched = str(tmp_path / "a.sqlite3"), str(tmp_path / "b.sqlite3")
+    store = await SqliteStorage.open(at_once, clock=Clock())
+    for match in matches:
+        await store.record_match(match, rate=rate)
+    await store.close()
+    store = await SqliteStorage.open(batched, clock=Clock())
+    store.ladder_batch = 3
+    for match in matches[:8]:
+        await store.record_match(match)  # a backlog, as after an upgrade
+    # a new match catches up three older ones; the rest and the new one wait, in order
+    await store.record_match(matches[8], rate=rate)
+    assert query(batched, "SELECT count(*) FROM matches WHERE in_ladder = 1")[0][0] == 3
+    assert await store.update_ladder(rate, CHAT) == 6
+    for match in matches[9:]:
+        await store.record_match(match, rate=rate)
+    await store.close()
+    assert dump_ladder(batched) == dump_ladder(at_once)
+
+
+async def test_records_without_sides_do_not_break_the_ladder(storage: SqliteStorage) -> None:
+    empty = teams(1, CHAT, [1, 2], [3, 4])
+    empty.players_list.clear()
+    lonely = teams(2, CHAT, [1, 2], [3, 4])
+    for player in lonely.players_list:
+        player.side = 0
+    await storage.record_match(empty, rate=rate)
+    await storage.record_match(lonely, rate=rate)
+    await storage.record_match(teams(3, CHAT, [1, 2], [3, 4]), rate=rate)
+    lines = {line.player: line for line in await storage.ladder_top(CHAT, 1, ALL_VARIANTS)}
+    assert lines["u1"].tally.matches == 2 and lines["u1"].rating.value > 1000
+
+
 async def test_a_failing_rater_records_nothing(storage: SqliteStorage, db_path: str) -> None:
     def broken(match: MatchRecord, before: Sequence[Rating | None]) -> list[RatingChange]:
         raise RuntimeError("model exploded")
