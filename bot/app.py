@@ -48,7 +48,13 @@ def build(config: Config) -> Application:  # type: ignore[type-arg]
         .token(config.token)
         .base_url(f"{config.api_url}/bot")
         .base_file_url(f"{config.api_url}/file/bot")
-        .rate_limiter(AIORateLimiter(max_retries=3))
+        .rate_limiter(
+            AIORateLimiter(
+                overall_max_rate=config.rate_limit,
+                group_max_rate=config.group_rate_limit,
+                max_retries=3,
+            )
+        )
         .concurrent_updates(True)  # presses from many private chats at once; tables lock themselves
         .post_init(_post_init(config))
         .post_shutdown(_post_shutdown)

@@ -18,6 +18,8 @@ Environment:
   KOZEL_AI_DELAY     seconds a computer player waits before it moves (default: 1.2)
   KOZEL_LOCALES      folder of the gettext catalogs (default: the project's locales/)
   KOZEL_TIMEOUT_SCALE  multiplies every turn timer (default: 1; tests use small values)
+  KOZEL_RATE_LIMIT   requests per second for the whole bot (default: 30, Telegram's limit)
+  KOZEL_GROUP_RATE_LIMIT  requests per minute to one group (default: 20, Telegram's limit)
 """
 
 
@@ -35,6 +37,8 @@ class Config:
     table_interval: float
     hand_interval: float
     timeout_scale: float
+    rate_limit: float
+    group_rate_limit: float
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Config:
@@ -54,6 +58,8 @@ class Config:
             table_interval = float(env.get("KOZEL_TABLE_INTERVAL", "1.0"))
             hand_interval = float(env.get("KOZEL_HAND_INTERVAL", "0.25"))
             timeout_scale = float(env.get("KOZEL_TIMEOUT_SCALE", "1"))
+            rate_limit = float(env.get("KOZEL_RATE_LIMIT", "30"))
+            group_rate_limit = float(env.get("KOZEL_GROUP_RATE_LIMIT", "20"))
         except ValueError as err:
             raise ConfigError(f"a timing setting is not a number: {err}") from None
         return cls(
@@ -65,4 +71,6 @@ class Config:
             table_interval=table_interval,
             hand_interval=hand_interval,
             timeout_scale=timeout_scale,
+            rate_limit=rate_limit,
+            group_rate_limit=group_rate_limit,
         )

@@ -171,7 +171,7 @@ async def score(core: Core, chat: ChatInfo, person: Person) -> Reply:
     table = await core.storage.active_table_for_chat(chat.chat_id)
     if table is None or table.match_state is None:
         return Reply(t._("No match is running in this chat. Start one with /newgame."))
-    match = play.load_match(table)
+    match = core.match_of(table)
     seats = seat_infos(table)
     lines = [
         "🐐 <b>" + t._("Standings — {variant}", variant=variant_name(t, table.variant)) + "</b>"

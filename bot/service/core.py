@@ -8,6 +8,9 @@ from collections import defaultdict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
+
+from kozel_rules.match import Match
 
 from ..i18n import Translator, get_translator, negotiate
 from ..render import SeatInfo
@@ -48,6 +51,23 @@ class Core:
         self.repost: set[int] = set()  # tables whose table message moves to the bottom
         self.notes: dict[int, str] = {}  # a short line on the table message ("X timed out")
         self.notify: defaultdict[int, set[int]] = defaultdict(set)  # seats to notify per table
+        # Loading a match replays its record; the last one per table is kept, keyed by state.
+        self._matches: dict[int, tuple[dict[str, Any], Match]] = {}
+
+    def match_of(self, table: TableRecord) -> Match:
+        """The table's match (a private copy the caller may change)."""
+        assert table.match_state is not None
+        cached = self._matches.get(table.id)
+        if cached is not None and cached[0] == table.match_state:
+            return cached[1].copy()
+        match = Match.from_json(table.match_state)
+        self.keep_match(table, match)
+        return match
+
+    def keep_match(self, table: TableRecord, match: Match) -> None:
+        """Remember the match just saved as ``table.match_state``."""
+        assert table.match_state is not None
+        self._matches[table.id] = (table.match_state, match.copy())
 
     # ------------------------------------------------------------ locking
 

@@ -411,7 +411,7 @@ async def kick(
     if fresh.status == "lobby":
         await refresh_lobby(core, fresh.id)
     else:
-        match = play.load_match(fresh)
+        match = core.match_of(fresh)
         core.notes[fresh.id] = t._(
             "{name} left the table; a computer player takes the seat.", name=escape(record.name)
         )

@@ -33,11 +33,6 @@ log = logging.getLogger(__name__)
 MAX_TIMEOUTS = 2  # timeouts in a row after which the computer keeps the seat
 
 
-def load_match(table: TableRecord) -> Match:
-    assert table.match_state is not None
-    return Match.from_json(table.match_state)
-
-
 def is_computer_turn(table: TableRecord, match: Match) -> bool:
     seat = match.to_move
     if seat is None:
@@ -59,7 +54,7 @@ async def hand_press(core: Core, cb: Callback, person: Person) -> Reply:
         seat = seat_of_user(table, person.user_id)
         if seat is None:
             return Reply(t._("These are not your cards."), alert=True)
-        match = load_match(table)
+        match = core.match_of(table)
         record = table.seats[seat]
         if cb.version != match.ply:
             mark_hand(core, table.id, seat)
@@ -211,6 +206,7 @@ async def commit(
     await core.storage.save_table(
         table, expected_version=table.version, log=entries, match=record, rate=ladder.rate
     )
+    core.keep_match(table, match)
     if note:
         core.notes[table.id] = note
     await after_change(core, table, match, events=events, actor=action.seat)
@@ -341,7 +337,7 @@ async def computer_move(core: Core, table_id: int, ply: int) -> None:
         table = await core.storage.get_table(table_id)
         if table is None or table.status != "playing":
             return
-        match = load_match(table)
+        match = core.match_of(table)
         if match.ply != ply or match.to_move is None or not is_computer_turn(table, match):
             return
         record = table.seats[match.to_move]
@@ -355,7 +351,7 @@ async def timeout_move(core: Core, table_id: int, ply: int) -> None:
         table = await core.storage.get_table(table_id)
         if table is None or table.status != "playing":
             return
-        match = load_match(table)
+        match = core.match_of(table)
         seat = match.to_move
         if match.ply != ply or seat is None or is_computer_turn(table, match):
             return
@@ -399,7 +395,7 @@ async def _refresh_table(core: Core, table_id: int) -> None:
         table = await core.storage.get_table(table_id)
         if table is None or table.match_state is None:
             return
-        match = load_match(table)
+        match = core.match_of(table)
         t = await core.chat_t(table.chat_id)
         note = core.notes.get(table_id)
         lines = [f"\n{note}"] if note else []
@@ -443,7 +439,7 @@ async def _refresh_hand(core: Core, table_id: int, seat: int) -> None:
         user = await core.storage.get_user(record.user_id)
         chat = await core.storage.get_chat(table.chat_id)
         t = core.user_t(user)
-        match = load_match(table)
+        match = core.match_of(table)
         view = match.view(seat)
         if table.status == "cancelled":
             screen = Screen(
@@ -505,7 +501,7 @@ async def _unreachable(core: Core, table_id: int, seat: int) -> None:
         if record.away:
             return
         record.away = True
-        match = load_match(table)
+        match = core.match_of(table)
         t = await core.chat_t(table.chat_id)
         core.notes[table_id] = t._(
             "📵 I cannot reach {name} in private — a computer plays for them. "
@@ -620,7 +616,7 @@ async def resume_all(core: Core) -> int:
         if table.status == "lobby":
             await refresh_lobby(core, table.id)
             continue
-        match = load_match(table)
+        match = core.match_of(table)
         mark_table(core, table.id)
         for record in table.seats:
             if record.user_id is not None:

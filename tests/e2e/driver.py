@@ -24,6 +24,9 @@ ENV_FAST = {
     "KOZEL_AI_DELAY": "0",
     "KOZEL_TABLE_INTERVAL": "0",
     "KOZEL_HAND_INTERVAL": "0",
+    # The fake server has no flood limits of its own (429s are injected where tested).
+    "KOZEL_RATE_LIMIT": "1000",
+    "KOZEL_GROUP_RATE_LIMIT": "1000",
 }
 
 
@@ -46,6 +49,7 @@ class Table:
     special_rate: float = 0.5  # how often a player declares a special lead it is offered
     presses: int = 0
     lobby_id: int = 0
+    _acted: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     # ------------------------------------------------------------ lobby
 
@@ -136,6 +140,11 @@ class Table:
                 message = self.hand(user)
                 if message is None:
                     continue
+                # Like a person: act on a screen once, then wait for it to change.
+                seen = (message.message_id, message.changed_seq)
+                if self._acted.get(user.id) == seen:
+                    continue
+                self._acted[user.id] = seen
                 if await self._special(user, message) or (
                     TURN_MARK in (message.text or "") and await self._move(user, message)
                 ):
