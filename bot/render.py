@@ -77,7 +77,9 @@ def lobby_screen(
     variant: str,
     seats: Sequence[SeatInfo],
     creator: str,
+    start_key: str = "",
 ) -> Screen:
+    """``start_key`` names the seating the Start button refers to (see ``seating_key``)."""
     players = len(seats)
     lines = [
         "🐐 <b>" + t._("Kozel — new table") + "</b>",
@@ -132,7 +134,10 @@ def lobby_screen(
         ]
     )
     rows.append(
-        [Button("▶️ " + t._("Start"), cb("start")), Button("✖️ " + t._("Cancel"), cb("cancel"))]
+        [
+            Button("▶️ " + t._("Start"), cb("start", start_key)),
+            Button("✖️ " + t._("Cancel"), cb("cancel")),
+        ]
     )
     return Screen.of("\n".join(lines), rows)
 

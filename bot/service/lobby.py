@@ -6,6 +6,7 @@ import contextlib
 import logging
 import random
 import time
+import zlib
 from collections.abc import Awaitable, Callable
 from html import escape
 
@@ -37,6 +38,12 @@ def join_link(core: Core, table_id: int) -> str:
     return f"https://t.me/{core.settings.bot_username}?start=j{table_id}"
 
 
+def seating_key(table: TableRecord) -> str:
+    """A short fingerprint of who sits where: Start must start the seating the creator saw."""
+    seating = "|".join(f"{s.user_id}:{s.ai_level}" for s in table.seats) + table.variant
+    return format(zlib.crc32(seating.encode()), "x")
+
+
 def render_lobby(core: Core, t: Translator, table: TableRecord) -> Screen:
     creator = next((s.name for s in table.seats if s.user_id == table.creator_id), None)
     screen = lobby_screen(
@@ -46,6 +53,7 @@ def render_lobby(core: Core, t: Translator, table: TableRecord) -> Screen:
         variant=table.variant,
         seats=seat_infos(table),
         creator=creator or "—",
+        start_key=seating_key(table),
     )
     link_row = (
         Button("💬 " + t._("Open my chat to get your cards"), url=join_link(core, table.id)),
@@ -162,7 +170,7 @@ async def lobby_press(
         if cb.op == "start":
             if not is_creator:
                 return Reply(t._("Only the player who opened the table can start."), alert=True)
-            if cb.version != table.version:
+            if cb.arg != seating_key(table):
                 return Reply(
                     t._("The seats changed — check them and press Start again."), alert=True
                 )

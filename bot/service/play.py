@@ -56,13 +56,13 @@ async def hand_press(core: Core, cb: Callback, person: Person) -> Reply:
             return Reply(t._("These are not your cards."), alert=True)
         match = core.match_of(table)
         record = table.seats[seat]
-        if cb.version != match.ply:
-            mark_hand(core, table.id, seat)
-            return Reply(t._("That button is out of date — your cards are updated."))
-        if cb.op == "back":
+        if cb.op == "back":  # safe at any ply: the table may move on while they reach for it
             return await _back(core, table, match, seat, t)
         if record.away:
             return Reply(t._("A computer plays for you now. Press “I'm back” first."), alert=True)
+        if cb.version != match.ply:
+            mark_hand(core, table.id, seat)
+            return Reply(t._("That button is out of date — your cards are updated."))
         try:
             if cb.op == "act":
                 return await _act(core, table, match, decode_action(seat, cb.arg), t)
@@ -536,9 +536,13 @@ async def user_is_back(core: Core, user_id: int) -> None:
     if seat is not None:
         async with core.table_lock(table.id):
             fresh = await core.storage.get_table(table.id)
-            if fresh is not None:
-                fresh.seats[seat].hand_message_id = None
-                await core.storage.save_table(fresh, expected_version=fresh.version)
+            if fresh is None:
+                return
+            old_hand = fresh.seats[seat].hand_message_id
+            fresh.seats[seat].hand_message_id = None
+            await core.storage.save_table(fresh, expected_version=fresh.version)
+        if old_hand is not None:  # the new hand goes to the bottom of the chat; one hand only
+            await core.messenger.delete(user_id, old_hand)
         mark_hand(core, table.id, seat)
 
 
