@@ -26,7 +26,7 @@ The strategy, in short:
 
 from __future__ import annotations
 
-from .._tables import mask_points
+from .._tables import SUIT_MASK, mask_points
 from ..card import POINTS, Rank
 from ..state import (
     FORCED,
@@ -35,6 +35,7 @@ from ..state import (
     RETURN,
     V_BEAT,
     V_DISCARD,
+    V_LEAD,
     V_MOLODKA,
     V_MOSCOW,
     CAction,
@@ -112,6 +113,28 @@ def _make_follow_values(v: Variant) -> tuple[float, ...]:
     return tuple(keep)
 
 
+def _higher(st: GameState) -> list[dict[int, int]]:
+    """ziege, per led key: trick power -> mask of the cards with more power."""
+    r = _HIGHER.get(st.variant.name)
+    if r is None:
+        tb = st.tb
+        r = []
+        for row in tb.power:
+            table: dict[int, int] = {}
+            for p in set(row):
+                m = 0
+                for c in tb.deck:
+                    if row[c] > p:
+                        m |= 1 << c
+                table[p] = m
+            r.append(table)
+        _HIGHER[st.variant.name] = r
+    return r
+
+
+_HIGHER: dict[str, list[dict[int, int]]] = {}
+
+
 def _cards(m: int) -> list[int]:
     out = []
     while m:
@@ -158,33 +181,37 @@ def wants_special(st: GameState, a: CAction) -> bool:
 
 def _beat_lead(st: GameState, legal: list[CAction]) -> CAction:
     seat = st.due
+    h = st.hands[seat]
     keep, _ = _beat_values(st.variant, st.trump)
     beaters = st.beaters
     out = outstanding(st, seat)
     top = st.tb.top_card
-    top_bit = 1 << top if top >= 0 else 0
-    best = legal[0]
-    best_score = -1e9
-    for a in legal:
-        if a[0] != seat:
+    room = st.variant.max_lead - 1
+    best = 0
+    best_key = (0, 0)
+    for c in _cards(h):
+        if beaters[c] & out:
             continue
-        m = a[2]
-        cards = _cards(m)
-        safe = False
-        for c in cards:
-            if not beaters[c] & out:
-                safe = True
-                break
-        if safe and TOP_LEAD_MIN and m & top_bit and mask_points(m) < TOP_LEAD_MIN:
-            safe = any(c != top for c in cards if not beaters[c] & out)
-        if safe:
-            score = 1000.0 + 100 * len(cards) + mask_points(m)
-        else:
-            score = -sum(keep[c] for c in cards) - 1.5 * (len(cards) - 1)
-        if score > best_score:
-            best_score = score
-            best = a
-    return best
+        # c cannot be beaten, so no lead holding it can: add the suit's richest cards
+        rest = sorted(_cards(h & SUIT_MASK[c // 9] & ~(1 << c)), key=lambda x: -POINTS[x])
+        m = 1 << c
+        for x in rest[:room]:
+            m |= 1 << x
+        pts = mask_points(m)
+        if c == top and pts < TOP_LEAD_MIN:
+            continue  # the 6♠ is kept to beat a rich trick or to lead with points
+        k = (m.bit_count(), pts)
+        if k > best_key:
+            best_key = k
+            best = m
+    if best:
+        a = (seat, V_LEAD, best)
+        if a in legal:
+            return a
+    # nothing sure: the least valuable single card
+    c = min(_cards(h), key=lambda x: keep[x])
+    a = (seat, V_LEAD, 1 << c)
+    return a if a in legal else legal[0]
 
 
 def _beat_respond(st: GameState, legal: list[CAction]) -> CAction:
@@ -283,12 +310,9 @@ def _lead_score(st: GameState, m: int, out: int, keep: tuple[float, ...]) -> flo
     tb = st.tb
     c = m.bit_length() - 1
     if m & tb.plain_mask:
-        row = tb.power[tb.key[c]]
-        higher = 0
-        for x in _cards(out & tb.follow_mask[tb.key[c]]):
-            if row[x] > row[c]:
-                higher += 1
-        if higher == 0 and POINTS[c] >= 10:
+        key = tb.key[c]
+        higher = _higher(st)[key][tb.power[key][c]] & out & tb.follow_mask[key]
+        if not higher and POINTS[c] >= 10:
             return 50.0 + POINTS[c]  # the best card left in its suit
         return -keep[c]
     # only trumps anywhere on our side: lead high to draw trumps, but never the Q♣ while
@@ -323,17 +347,14 @@ def _follow_play(st: GameState, seat: int, own: list[CAction], keep: tuple[float
     if out & tb.queen_bit and not (st.q_seat >= 0 and side_of[st.q_seat] == my_side):
         cand = [a for a in cand if not a[2] & tb.catcher_bit] or cand
     row = tb.power[st.led]
+    higher = _higher(st)[st.led]
     best_pow = st.best_pow
     trick = mask_points(st.upmask)
     if side_of[st.best_seat] == my_side:
         # partner holds the trick: smear points on it if nobody after us can take it
         safe = not opp_after
         if not safe:
-            safe = True
-            for x in _cards(out):
-                if row[x] > best_pow:
-                    safe = False
-                    break
+            safe = not higher[best_pow] & out
         if safe:
             return max(cand, key=lambda a: POINTS[a[2].bit_length() - 1] * 2 - _k(keep, a))
         return min(cand, key=lambda a: _k(keep, a))
@@ -346,7 +367,7 @@ def _follow_play(st: GameState, seat: int, own: list[CAction], keep: tuple[float
         sure = []
         for a in winners:
             p = row[a[2].bit_length() - 1]
-            if not any(row[x] > p for x in _cards(out)):
+            if not higher[p] & out:
                 sure.append(a)
         if sure:
             w = min(sure, key=lambda a: _k(keep, a))

@@ -26,7 +26,7 @@ import random
 from dataclasses import dataclass
 
 from ..match import Match
-from ..state import FORCED, V_DISCARD, CAction, GameState
+from ..state import FORCED, GIVE, LEAD, RESPOND, V_DISCARD, CAction, GameState
 from ..view import SeatView, Seen
 
 _CONCEALED_SEED = "concealed"
@@ -158,11 +158,60 @@ class Observation:
         """A random world consistent with the observation: the unseen cards dealt at random
         to the places the seat cannot see (counts, known cards, the known trump card's place
         and ziege voids kept), future decks reseeded from ``rng``."""
-        st = self._state.copy()
-        st.determinize(self.seat, rng)
+        for _ in range(_TRIES):
+            st = self._state.copy()
+            st.determinize(self.seat, rng)
+            if _consistent(st):
+                break
+        if st.phase == GIVE:
+            _give_partner_a_plain_card(st, self.seat)
         if st.phase == FORCED and not st.forced & st.hands[st.due]:
             _fix_forced(st)
         return st
+
+
+_TRIES = 30  # samples tried before a world is repaired by hand
+
+
+def _consistent(st: GameState) -> bool:
+    """ziege: what the exchange rule tells everybody. The exchange under way: the leader
+    holds no plain card and the partner holds one. A leader to lead without an exchange:
+    it holds a plain card or its partner holds none. A trump led: neither the leader nor
+    its partner holds a plain card. (A world that breaks this is redrawn.)"""
+    tb = st.tb
+    if not tb.exchange:
+        return True
+    plain = tb.plain_mask
+    lead_plain = st.hands[st.due] & plain
+    partner_plain = st.hands[st.partner[st.due]] & plain
+    if st.phase == GIVE:
+        return not lead_plain and bool(partner_plain)
+    if st.phase == LEAD:
+        return bool(lead_plain) or not partner_plain
+    if st.phase == RESPOND and st.led == tb.TRUMP_KEY:
+        return not lead_plain and not partner_plain
+    return True
+
+
+def _give_partner_a_plain_card(st: GameState, seat: int) -> None:
+    """Last resort when no sample kept the exchange's premise: swap one of the partner's
+    unseen trumps with an unseen plain card held by an opponent."""
+    plain = st.tb.plain_mask
+    partner = st.partner[st.due]
+    if st.hands[partner] & plain or partner == seat:
+        return
+    unseen = st.unseen_by(seat)
+    mine = st.hands[partner] & unseen
+    for s in range(st.n):
+        if s in (seat, partner, st.due):
+            continue
+        theirs = st.hands[s] & unseen & plain
+        if theirs and mine:
+            a = mine & -mine
+            b = theirs & -theirs
+            st.hands[partner] ^= a | b
+            st.hands[s] ^= a | b
+            return
 
 
 def observe(match: Match, seat: int) -> Observation:

@@ -23,6 +23,7 @@ depend on the machine's speed).
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from ..result import DealResult
 from ..state import OVER, CAction, GameState
 from .basic import basic_policy
 from .observation import Observation
+from .value import win_chance
 
 CARD_POINT_WEIGHT = 1.0 / 120  # one defeat point per 120 card points of margin
 
@@ -45,7 +47,7 @@ class Budget:
     search after that much wall-clock time (at least one world is always searched).
     """
 
-    work: int = 2400
+    work: int = 30000
     min_worlds: int = 2
     seconds: float | None = None
 
@@ -102,17 +104,60 @@ def _cards_left(st: GameState) -> int:
     return max(n, 1)
 
 
-def playout_value(world: GameState, action: CAction, side: int, rng: random.Random) -> float:
-    """Apply ``action`` to a copy of ``world`` and play the deal out with the basic policy;
-    the result's :func:`utility` for ``side``."""
+class Scorer:
+    """What a deal's result is worth to ``side`` at this point of the match: the chance its
+    side then wins the match (:func:`~kozel_rules.ai.value.win_chance`), plus the card-point
+    margin weighted so that 120 points count a quarter of the swing between losing and
+    winning a deal by 2 defeat points here (a tie-breaker that also guides the search when
+    every playout ends with the same defeat points). With ``MATCH_VALUE`` off, the plain
+    deal :func:`utility`."""
+
+    def __init__(self, st: GameState, side: int) -> None:
+        self.variant = st.variant.name
+        self.players = st.n
+        self.totals = tuple(st.defeat)
+        self.sides_in = st.sides_in
+        self.side = side
+        self.others = [x for x in self.sides_in if x != side]
+        self.memo: dict[tuple[int, ...], float] = {}
+        if MATCH_VALUE:
+            good = tuple(0 if x == side else 2 for x in range(len(self.totals)))
+            bad = tuple(2 if x == side else 0 for x in range(len(self.totals)))
+            swing = self._win(good) - self._win(bad)
+            self.cp_weight = max(swing, 0.02) / 4 / 120
+        else:
+            self.cp_weight = CARD_POINT_WEIGHT
+
+    def _win(self, awards: tuple[int, ...]) -> float:
+        return win_chance(self.variant, self.players, self.totals, awards, self.sides_in, self.side)
+
+    def __call__(self, result: DealResult) -> float:
+        if not self.others:
+            return 0.0
+        if not MATCH_VALUE:
+            return utility(result, self.side, self.sides_in)
+        awards = result.defeat_points
+        w = self.memo.get(awards)
+        if w is None:
+            w = self.memo[awards] = self._win(awards)
+        cp = result.card_points
+        opp_cp = sum(cp[x] for x in self.others) / len(self.others)
+        return w + self.cp_weight * (cp[self.side] - opp_cp)
+
+
+MATCH_VALUE = True
+
+
+def playout_value(world: GameState, action: CAction, score: Scorer, rng: random.Random) -> float:
+    """Apply ``action`` to a copy of ``world``, play the deal out with the basic policy and
+    ``score`` its result."""
     st = world.copy()
     st.hold = True  # stop at the deal's end
     number = st.deal_no
-    sides_in = st.sides_in
     st.step(action)
     if st.phase < OVER:
         st.playout(rng, _policy)
-    return utility(st.results[number - 1], side, sides_in)
+    return score(st.results[number - 1])
 
 
 def _policy(st: GameState, legal: list[CAction]) -> CAction:
@@ -128,20 +173,62 @@ def strong_choice(obs: Observation, rng: random.Random, budget: Budget = DEFAULT
         return legal[0]
     st0 = obs._state
     fallback = basic_policy(st0, legal)
-    side = st0.side_of[obs.seat]
-    playouts = budget.work // _cards_left(st0)
-    worlds = max(budget.min_worlds, playouts // len(legal))
+    score = Scorer(st0, st0.side_of[obs.seat])
+    per_playout = _cards_left(st0) + PLAYOUT_OVERHEAD
     deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
-    totals = [0.0] * len(legal)
-    for w in range(worlds):
+    n = len(legal)
+    values: list[list[float]] = [[] for _ in range(n)]  # per candidate, per world
+    alive = list(range(n))
+    spent = 0
+    worlds = 0
+    while (spent < budget.work or worlds < budget.min_worlds) and len(alive) > 1:
         world = obs.sample(rng)
         seed = rng.random()
-        for i, a in enumerate(legal):
-            totals[i] += playout_value(world, a, side, random.Random(seed))
-        if deadline is not None and w and time.perf_counter() > deadline:
+        for i in alive:
+            values[i].append(playout_value(world, legal[i], score, random.Random(seed)))
+        spent += WORLD_OVERHEAD + len(alive) * per_playout
+        worlds += 1
+        if worlds >= PRUNE_AFTER and worlds % PRUNE_EVERY == 0:
+            alive = _prune(alive, values, worlds)
+        if deadline is not None and time.perf_counter() > deadline:
             break
-    best = max(range(len(legal)), key=lambda i: (totals[i], legal[i] == fallback))
+    best = max(alive, key=lambda i: (sum(values[i][-worlds:]), legal[i] == fallback))
     return legal[best]
 
 
-__all__ = ["DEFAULT_BUDGET", "Budget", "playout_value", "strong_choice", "utility"]
+PLAYOUT_OVERHEAD = 8  # the fixed cost of a playout (copy, first step), in card-plays
+WORLD_OVERHEAD = 4  # the cost of sampling a world, in card-plays
+PRUNE_AFTER = 6  # worlds before candidates may be dropped
+PRUNE_EVERY = 3  # worlds between checks
+PRUNE_Z = 2.0  # drop a candidate this many standard errors below the best (paired)
+
+
+def _prune(alive: list[int], values: list[list[float]], worlds: int) -> list[int]:
+    """Drop the candidates clearly worse than the best: the mean of the paired differences
+    (same worlds) is more than ``PRUNE_Z`` standard errors below zero."""
+    means = {i: sum(values[i][-worlds:]) / worlds for i in alive}
+    best = max(alive, key=lambda i: means[i])
+    vb = values[best][-worlds:]
+    keep = []
+    for i in alive:
+        if i == best:
+            keep.append(i)
+            continue
+        d = [x - y for x, y in zip(values[i][-worlds:], vb, strict=True)]
+        mean = sum(d) / worlds
+        var = sum((x - mean) ** 2 for x in d) / (worlds - 1)
+        se = math.sqrt(var / worlds)
+        if mean < -PRUNE_Z * se - 1e-9:
+            continue
+        keep.append(i)
+    return keep
+
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "Budget",
+    "Scorer",
+    "playout_value",
+    "strong_choice",
+    "utility",
+]

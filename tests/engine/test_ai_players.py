@@ -214,3 +214,48 @@ def test_budget_parse() -> None:
     assert b.work == 4800 and b.seconds == pytest.approx(0.2)
     with pytest.raises(ValueError):
         Budget.parse("fast")
+
+
+def test_ziege_exchange_positions_sample_consistent_worlds() -> None:
+    """A leader about to give a trump: every sampled world keeps the exchange's premise (the
+    partner holds a plain card), and every level acts legally."""
+    from kozel_rules.ai.observation import _consistent
+
+    rng = random.Random(2)
+    found = 0
+    for i in range(400):
+        m = Match.new("ziege", seed=f"give/{i}")
+        while not m.is_over and m.deal_number == 1 and m.phase != "give":
+            m.apply(rng.choice(m.legal_actions()))
+        if m.phase != "give":
+            continue
+        found += 1
+        seat = m.to_move
+        assert seat is not None
+        obs = Observation.of(m, seat)
+        for k in range(20):
+            assert _consistent(obs.sample(random.Random(k)))
+        for level in LEVELS:
+            assert m.is_legal(choose(m, seat, level=level, rng=random.Random(0), budget=SMALL))
+        if found >= 5:
+            break
+    assert found >= 5
+
+
+def test_win_chance_of_defeat_points() -> None:
+    from kozel_rules.ai.value import going_out, win_chance
+
+    even = win_chance("street", 4, (0, 0), (0, 0), (0, 1), 0)
+    assert even == pytest.approx(0.5)
+    three = win_chance("moscow", 3, (0, 0, 0), (0, 0, 0), (0, 1, 2), 1)
+    assert three == pytest.approx(1 / 3)
+    # two points to the opponents are worth more the nearer they are to 12
+    early = win_chance("street", 4, (0, 0), (0, 2), (0, 1), 0)
+    late = win_chance("street", 4, (0, 8), (0, 2), (0, 1), 0)
+    assert 0.5 < early < late < 1
+    assert win_chance("street", 4, (10, 4), (2, 0), (0, 1), 0) == 0.0
+    assert win_chance("street", 4, (4, 10), (0, 2), (0, 1), 0) == 1.0
+    # moscow 60:60 at 10:10 puts nobody out (both at 12): the match goes on
+    assert win_chance("moscow", 2, (10, 10), (2, 2), (0, 1), 0) == pytest.approx(0.5)
+    assert going_out((12, 12)) == set() and going_out((14, 12)) == {0}
+    assert going_out((13, 4, 12)) == {0, 2}
