@@ -45,13 +45,13 @@ class Budget:
 
     ``work`` counts card-plays: a playout with ``c`` cards left to play (hands and stock)
     costs ``c + PLAYOUT_OVERHEAD``, sampling a world ``WORLD_OVERHEAD``; worlds are searched
-    until ``work`` is spent (at least ``min_worlds``). The default, 30000, is about 60 ms
-    (median) and 130 ms (95th percentile) per decision on the development machine.
+    until ``work`` is spent (at least ``min_worlds``). The default, 20000, is about 40 ms
+    (median) and 90 ms (95th percentile) per decision on the development machine.
     ``seconds``, when set, also stops the search after that much wall-clock time (after
     at least one world).
     """
 
-    work: int = 30000
+    work: int = 20000
     min_worlds: int = 2
     seconds: float | None = None
 
