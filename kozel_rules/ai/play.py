@@ -106,7 +106,7 @@ class TextGame:
         if isinstance(e, CardsPlayed):
             who = self.name(e.seat)
             if e.verb is Verb.DISCARD:
-                if e.cards:
+                if e.cards and e.seat == self.seat:
                     return f"{who} discard face down: {format_cards(e.cards)}"
                 return f"{who} discards {e.count} card{'s' if e.count > 1 else ''} face down"
             verb = _VERB_TEXT.get(e.verb, str(e.verb))
@@ -117,10 +117,12 @@ class TextGame:
             return f"{who} {verb} {format_cards(e.cards)}"
         if isinstance(e, CardGiven):
             card = f" {e.card}" if e.card is not None else " a trump"
-            return f"{self.name(e.leader)} gives{card} to {self.name(e.partner).lower()}"
+            gives = "give" if e.leader == self.seat else "gives"
+            return f"{self.name(e.leader)} {gives}{card} to {self.name(e.partner).lower()}"
         if isinstance(e, ExchangeMade):
             card = f" {e.returned}" if e.returned is not None else " a plain card"
-            return f"{self.name(e.partner)} returns{card} to {self.name(e.leader).lower()}"
+            returns = "return" if e.partner == self.seat else "returns"
+            return f"{self.name(e.partner)} {returns}{card} to {self.name(e.leader).lower()}"
         if isinstance(e, CardsReturned):
             return "The cards on the table go back to their owners."
         if isinstance(e, TrickTaken):
@@ -171,7 +173,7 @@ class TextGame:
 
     def table_text(self, v: SeatView) -> str:
         lines = []
-        trump = "fixed trumps (Q, J, ♣, 7♣ highest)" if v.trump is None else f"trump {v.trump}"
+        trump = "trumps: every Q, J and ♣ (7♣ highest)" if v.trump is None else f"trump {v.trump}"
         if v.trump_card is not None:
             trump += f" (card {v.trump_card}{', drawn' if v.trump_card_drawn else ''})"
         lines.append(f"Deal {v.deal_number}, {trump}, stock {v.stock}")
