@@ -146,6 +146,11 @@ def illegal_text(t: Translator, err: IllegalActionError) -> str:
         "override-not-nearer": t._(
             "Only a seat nearer to the leader may override that special lead."
         ),
+        "molodka-cannot-override-moscow": t._("A molodka cannot override a Moscow."),
+        "not-in-hand": t._("That card is not in your hand."),
+        "lead-one-suit": t._("A lead is one card or several cards of one suit."),
+        "wrong-card-count": t._("Answer with as many cards as were led."),
+        "must-lead-returned-card": t._("Lead the card your partner gave you."),
         "match-over": t._("The match is over."),
     }
     return texts.get(err.rule, t._("That move is not allowed now."))
