@@ -25,7 +25,7 @@ from fakebot.users import SimGroup, SimUser
 
 from bot.storage.migrations import SCHEMA_V1
 
-from .driver import ENV_FAST, MATCH_OVER, Table
+from .driver import ENV_FAST, MATCH_OVER, Table, is_hand
 
 pytestmark = pytest.mark.e2e
 
@@ -36,11 +36,16 @@ async def ask(
     fake: FakeTelegram, user: SimUser, chat: SimGroup | SimUser, text: str, **kwargs: int
 ) -> StoredMessage:
     """Send a command and wait for the bot's reply to it (quoted in groups; in a private
-    chat the bot's next message)."""
+    chat the bot's next new message that is not the player's hand)."""
     mark = fake.mark()
     sent = await user.send(chat, text, **kwargs)
     if isinstance(chat, SimUser):
-        return await fake.wait_for_message(chat, since=mark, timeout=15)
+        return await fake.wait_for_message(
+            chat,
+            lambda m: m.message_id > sent.message_id and not is_hand(m),
+            since=mark,
+            timeout=15,
+        )
     return await fake.wait_for_message(
         chat,
         lambda m: m.reply_to is not None and m.reply_to.message_id == sent.message_id,
