@@ -204,13 +204,11 @@ async def timed(repeat: int, call: Callable[[], Awaitable[object]]) -> list[floa
     return times
 
 
-def row(name: str, times: list[float]) -> str:
+def row(name: str, times: list[float], *, judged: bool = True) -> str:
     ordered = sorted(times)
     p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
-    return (
-        f"{name:<34} {statistics.median(ordered):8.2f} {p95:8.2f} {ordered[-1]:8.2f}"
-        f"   {'ok' if p95 < TARGET_MS else 'SLOW'}"
-    )
+    verdict = ("ok" if p95 < TARGET_MS else "SLOW") if judged else "(a write: not a command)"
+    return f"{name:<34} {statistics.median(ordered):8.2f} {p95:8.2f} {ordered[-1]:8.2f}   {verdict}"
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -305,13 +303,13 @@ async def run(args: argparse.Namespace) -> int:
             start = time.perf_counter()
             await ladder.record(core, record)
             record_times.append((time.perf_counter() - start) * 1000)
-        print(row("record + rate one match (fsync)", record_times))
+        print(row("record + rate one match (fsync)", record_times, judged=False))
     finally:
         await storage.close()
     slow = [times for times in results if sorted(times)[int(0.95 * len(times))] >= TARGET_MS]
     print()
     print(
-        f"target: every command under {TARGET_MS:g} ms — "
+        f"target: every command under {TARGET_MS:g} ms at the 95th percentile — "
         + ("met" if not slow else f"missed by {len(slow)}")
     )
     if not args.dir:
