@@ -38,6 +38,7 @@ COMMANDS = (
     ("language", N_("choose the language")),
     ("cancel", N_("cancel the table")),
     ("kick", N_("remove a player (reply to their message)")),
+    ("resetladder", N_("start a new ladder season (admins)")),
     ("help", N_("how to play with me")),
 )
 

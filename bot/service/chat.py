@@ -38,6 +38,8 @@ def help_screen(t: Translator, *, private: bool) -> Screen:
         "/history — " + t._("the last matches in this chat"),
         "/settings — " + t._("turn timer (admins)"),
         "/language — " + t._("the language I speak here"),
+        "/kick — " + t._("remove a player: reply to their message (creator or admin)"),
+        "/resetladder — " + t._("start a new season of the ladder (admins)"),
     ]
     return Screen.of("\n".join(lines))
 
