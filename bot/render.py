@@ -408,7 +408,7 @@ def deal_result_text(
         lines.append(
             "👑 "
             + t._(
-                "The queen of clubs was caught by the seven! {side} get {n} defeat points.",
+                "The queen of clubs was caught by the seven! Defeat points for {side}: +{n}.",
                 side=side_label(seats, members),
                 n=result.defeat_points[result.queen_side],
             )
@@ -420,7 +420,12 @@ def deal_result_text(
             members = side_members(players, side)
             award = result.defeat_points[side]
             lines.append(
-                t._("{side}: {points} card points", side=side_label(seats, members), points=points)
+                t.n_(
+                    "{side}: {n} card point",
+                    "{side}: {n} card points",
+                    points,
+                    side=side_label(seats, members),
+                )
                 + " · "
                 + t.n_("{n} trick", "{n} tricks", result.tricks[side])
                 + (" · " + t.n_("+{n} defeat point", "+{n} defeat points", award) if award else "")
@@ -435,7 +440,7 @@ def deal_result_text(
         lines.append(
             "❌ "
             + t._(
-                "{side} reached {n} and are out.",
+                "Out of the match at {n} defeat points: {side}.",
                 side=side_label(seats, side_members(players, side)),
                 n=TARGET,
             )
