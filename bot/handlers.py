@@ -13,7 +13,7 @@ from telegram.ext import ContextTypes
 from . import callback
 from .screen import Screen
 from .service import chat as chat_service
-from .service import lobby, play
+from .service import ladder, lobby, play
 from .service.core import Core
 from .service.ports import ChatInfo, Person, Reply
 from .telegram_io import markup
@@ -168,6 +168,10 @@ async def on_button(update: Update, context: Context) -> None:
         )
     elif cb.op == "set":
         result, screen = await chat_service.settings_press(
+            core, cb, chat, person, admin_check(update, context)
+        )
+    elif cb.op == ladder.RESET_OP:
+        result, screen = await ladder.reset_press(
             core, cb, chat, person, admin_check(update, context)
         )
     else:

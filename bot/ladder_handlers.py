@@ -1,8 +1,7 @@
-"""Telegram handlers of the ladder: /top, /stats, /history, /resetladder and its buttons.
+"""Telegram handlers of the ladder: /top, /stats, /history, /resetladder.
 
-``register(app)`` adds them. The confirmation buttons of /resetladder (op ``reset``) are taken
-by a handler in group -1, ahead of the general button handler in group 0, which then does not
-see them (``ApplicationHandlerStop``); so the order of registration does not matter.
+``register(app)`` adds them; the /resetladder confirmation buttons go through
+``handlers.on_button`` like every other button.
 """
 
 from __future__ import annotations
@@ -11,25 +10,18 @@ import logging
 import re
 
 from telegram import Message, MessageEntity, Update
-from telegram.constants import ParseMode
-from telegram.error import TelegramError
 from telegram.ext import (
     Application,
-    ApplicationHandlerStop,
-    CallbackQueryHandler,
     CommandHandler,
 )
 
-from . import callback
-from .handlers import Context, admin_check, answer, chat_of, core_of, person_of, reply
+from .handlers import Context, admin_check, chat_of, core_of, person_of, reply
 from .service import ladder
 from .service.ladder import StatsTarget
-from .service.ports import Person, Reply
-from .telegram_io import markup
+from .service.ports import Person
 
 log = logging.getLogger(__name__)
 
-RESET_DATA = re.compile(r"^v1:\d{1,12}:\d{1,9}:reset(?::|$)")
 _USERNAME = re.compile(r"^@?([A-Za-z0-9_]{4,32})$")
 
 
@@ -38,7 +30,6 @@ def register(app: Application) -> None:  # type: ignore[type-arg]
     app.add_handler(CommandHandler("stats", stats_command))
     app.add_handler(CommandHandler("history", history_command))
     app.add_handler(CommandHandler("resetladder", resetladder_command))
-    app.add_handler(CallbackQueryHandler(on_reset_button, pattern=RESET_DATA), group=-1)
 
 
 async def top_command(update: Update, context: Context) -> None:
@@ -66,31 +57,6 @@ async def resetladder_command(update: Update, context: Context) -> None:
         core_of(context), chat_of(update), person_of(update), admin_check(update, context)
     )
     await reply(update.effective_message, answer_)
-
-
-async def on_reset_button(update: Update, context: Context) -> None:
-    query = update.callback_query
-    assert query is not None
-    core = core_of(context)
-    person, chat = person_of(update), chat_of(update)
-    try:
-        cb = callback.parse(query.data)
-    except callback.CallbackDataError:
-        cb = None
-    if cb is None or cb.op != ladder.RESET_OP:
-        t = core.user_t(await core.remember(person))
-        await answer(query, Reply(t._("This button is not valid."), alert=True))
-        raise ApplicationHandlerStop
-    result, screen = await ladder.reset_press(core, cb, chat, person, admin_check(update, context))
-    await answer(query, result)
-    if screen is not None and query.message is not None:
-        try:
-            await query.edit_message_text(
-                screen.text, parse_mode=ParseMode.HTML, reply_markup=markup(screen)
-            )
-        except TelegramError as err:
-            log.debug("could not edit the reset question: %s", err)
-    raise ApplicationHandlerStop
 
 
 def stats_target(message: Message | None, args: list[str]) -> StatsTarget:
