@@ -136,7 +136,10 @@ def test_concealed_state_hides_other_hands_and_stock() -> None:
     m = Match.new("street", players=4, seed=5)
     seat = m.to_move
     assert seat is not None
+    before = m.state_copy().snapshot()
     st = conceal(m.state_copy(), seat)
+    Observation.of(m, seat).sample(random.Random(0))
+    assert m.state_copy().snapshot() == before  # the match itself is untouched
     real = m.state_copy()
     assert st.hands[seat] == real.hands[seat]
     unseen = real.unseen_by(seat)
