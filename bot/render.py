@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from html import escape
 
 from kozel_rules.action import Action, Verb
-from kozel_rules.card import Card, Suit
+from kozel_rules.card import Card
 from kozel_rules.result import DealResult, MatchResult
+from kozel_rules.variant import get_variant
 from kozel_rules.view import PlayView, SeatView, TrickView
 
 from .callback import Callback, encode_action, encode_card
@@ -268,11 +269,9 @@ def _card_button_text(card: Card, *, trump: bool, selected: bool, playable: bool
 
 
 def is_trump(view: SeatView, card: Card) -> bool:
-    if view.trump is not None:
-        return card.suit is view.trump or (view.variant == "moscow" and str(card) == "6♠")
-    if view.variant == "ziege":
-        return card.suit is Suit.CLUBS or card.rank.name in ("QUEEN", "JACK")
-    return False
+    """Marked with a star in the hand: the variant's rules decide (fixed trumps, top card)."""
+    variant = get_variant(view.variant)
+    return card.suit is view.trump or card in variant.fixed_trumps or card == variant.top_card
 
 
 def action_label(t: Translator, action: Action) -> str:

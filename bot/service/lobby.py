@@ -374,7 +374,7 @@ async def close_table(core: Core, table_id: int, *, reason: str) -> None:
     play.cancel_jobs(core, table_id)
     await refresh_lobby(core, table_id)
     if was_playing:
-        await play.close_hands(core, table, reason)
+        await play.close_hands(core, table)
 
 
 async def kick(

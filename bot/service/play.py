@@ -551,7 +551,8 @@ async def user_is_back(core: Core, user_id: int) -> None:
         mark_hand(core, table.id, seat)
 
 
-async def close_hands(core: Core, table: TableRecord, reason: str) -> None:
+async def close_hands(core: Core, table: TableRecord) -> None:
+    """A cancelled table: the group's table and every hand say so (the keyboards go)."""
     mark_table(core, table.id)
     for record in table.seats:
         if record.user_id is not None:
