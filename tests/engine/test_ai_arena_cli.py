@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kozel_rules.ai import Budget
 from kozel_rules.ai.arena import Contestant, percentile, run_arena, seat_kinds, wilson
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,3 +101,18 @@ def test_play_moscow_for_two_and_quit() -> None:
                "--budget", "240", "--seed", "1", stdin="1\n1\nq\n")  # fmt: skip
     assert done.returncode == 1
     assert "Kozel, moscow, 2 players" in done.stdout and "Bye." in done.stdout
+
+
+def test_strong_beats_random_with_a_small_budget() -> None:
+    strong = Contestant("strong", Budget(work=1500))
+    r = run_arena("moscow", 2, strong, Contestant("random"), 4, seed=3)
+    assert r.a_wins == 4, r.lines()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("variant", "players"), [("street", 4), ("ziege", 4), ("moscow", 3)])
+def test_strong_beats_basic(variant: str, players: int) -> None:
+    """About two minutes each: strong (default budget) against basic over 12 matches."""
+    r = run_arena(variant, players, Contestant("strong"), Contestant("basic"), 12, seed=5)
+    # measured (python -m kozel_rules arena, 200 matches): strong wins 80-90%
+    assert r.a_wins >= 7, r.lines()
