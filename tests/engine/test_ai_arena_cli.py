@@ -112,7 +112,7 @@ def test_strong_beats_random_with_a_small_budget() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("variant", "players"), [("street", 4), ("ziege", 4), ("moscow", 3)])
 def test_strong_beats_basic(variant: str, players: int) -> None:
-    """About two minutes each: strong (default budget) against basic over 12 matches."""
+    """About half a minute each: strong (default budget) against basic over 12 matches."""
     r = run_arena(variant, players, Contestant("strong"), Contestant("basic"), 12, seed=5)
     # measured (python -m kozel_rules arena, 200 matches): strong wins 80-90%
     assert r.a_wins >= 7, r.lines()
