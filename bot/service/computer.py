@@ -6,7 +6,7 @@ import asyncio
 import random
 
 from kozel_rules.action import Action
-from kozel_rules.ai import choose
+from kozel_rules.ai import choose, interrupt
 from kozel_rules.match import Match
 
 
@@ -17,3 +17,8 @@ async def choose_action(match: Match, seat: int, level: str, *, seed: int) -> Ac
     thread so the bot keeps answering presses at other tables meanwhile.
     """
     return await asyncio.to_thread(choose, match, seat, level=level, rng=random.Random(seed))
+
+
+async def declare_special(match: Match, seat: int, level: str, *, seed: int) -> Action | None:
+    """A special lead the computer at ``seat`` declares out of turn now, if it wants one."""
+    return await asyncio.to_thread(interrupt, match, seat, level=level, rng=random.Random(seed))

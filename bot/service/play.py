@@ -24,7 +24,7 @@ from ..render import deal_result_text, hand_screen, match_result_text, table_scr
 from ..screen import Screen
 from ..storage import LogEntry, MatchPlayerRecord, MatchRecord, TableRecord
 from . import ladder
-from .computer import choose_action
+from .computer import choose_action, declare_special
 from .core import Core, seat_infos, seat_of_user
 from .ports import MessageGone, Person, Reply, Unreachable
 
@@ -335,6 +335,37 @@ def schedule_next(core: Core, table: TableRecord, match: Match) -> None:
             await timeout_move(core, table_id, ply)
 
         core.scheduler.schedule(f"timeout:{table_id}", max(0.0, deadline - time.time()), timeout)
+    special_seat = _computer_with_special(table, match)
+    if special_seat is not None:
+        # A computer holding a molodka or Moscow may take the lead out of turn, like a person.
+        async def special() -> None:
+            await special_move(core, table_id, ply, special_seat)
+
+        core.scheduler.schedule(f"ai:{table_id}", core.settings.ai_delay, special)
+
+
+def _computer_with_special(table: TableRecord, match: Match) -> int | None:
+    for record in table.seats:
+        seat = record.seat
+        if seat == match.to_move or not (record.ai_level is not None or record.away):
+            continue
+        if any(a.verb.is_special for a in match.legal_actions(seat)):
+            return seat
+    return None
+
+
+async def special_move(core: Core, table_id: int, ply: int, seat: int) -> None:
+    async with core.table_lock(table_id):
+        table = await core.storage.get_table(table_id)
+        if table is None or table.status != "playing":
+            return
+        match = core.match_of(table)
+        if match.ply != ply or _computer_with_special(table, match) != seat:
+            return
+        level = table.seats[seat].ai_level or core.settings.default_ai_level
+        action = await declare_special(match, seat, level, seed=table.seed + ply)
+        if action is not None:
+            await commit(core, table, match, action, by="computer")
 
 
 async def computer_move(core: Core, table_id: int, ply: int) -> None:
