@@ -13,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fakebot.fixtures import BotProcessFactory
 from fakebot.models import Button, StoredMessage
+from fakebot.process import BotProcess
 from fakebot.server import FakeTelegram
 from fakebot.users import SimGroup, SimUser
 
@@ -121,6 +123,10 @@ class Table:
         hands = [m for m in self.server.messages(user) if is_hand(m)]
         return hands[-1] if hands else None
 
+    def group_text(self) -> str:
+        """Everything the group was ever shown by the bot, all versions."""
+        return "\n".join(self.server.shown_texts(self.group, from_bot_only=True))
+
     def match_over(self) -> bool:
         return any(MATCH_OVER in (m.text or "") for m in self.server.messages(self.group))
 
@@ -206,6 +212,30 @@ class Table:
 
 def is_special(button: Button) -> bool:
     return "Molodka" in button.text or "Moscow" in button.text
+
+
+async def open_table(
+    fake: FakeTelegram,
+    bot_process: BotProcessFactory,
+    names: tuple[str, ...],
+    variant: str,
+    *,
+    seated: int,
+    env: dict[str, str] | None = None,
+) -> tuple[Table, list[SimUser], BotProcess]:
+    """A running bot, a group of ``names`` (the first opens the table and is its admin),
+    everybody's private chat started, and the first ``seated`` people at the table."""
+    bot = bot_process(env=env or ENV_FAST)
+    await bot.start()
+    users = [fake.add_user(name) for name in names]
+    group = fake.add_group("Kozel club", users, admins=users[:1])
+    table = Table(fake, group)
+    for user in users:
+        await table.start_private(user)
+    await table.open(users[0], variant)
+    for user in users[1:seated]:
+        await table.join(user)
+    return table, users, bot
 
 
 # ------------------------------------------------------------------ the bot's database

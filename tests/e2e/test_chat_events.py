@@ -8,7 +8,7 @@ from fakebot.process import BotProcess
 from fakebot.server import FakeTelegram
 from fakebot.users import SimUser
 
-from .driver import ENV_FAST, Table, actions, current_ply
+from .driver import Table, actions, current_ply, open_table
 
 pytestmark = pytest.mark.e2e
 
@@ -16,20 +16,7 @@ pytestmark = pytest.mark.e2e
 async def table_of_two(
     fake: FakeTelegram, bot_process: BotProcessFactory
 ) -> tuple[Table, list[SimUser], BotProcess]:
-    bot = bot_process(env=ENV_FAST)
-    await bot.start()
-    users = [fake.add_user("Anna"), fake.add_user("Boris"), fake.add_user("Vera")]
-    group = fake.add_group("Kozel club", users, admins=users[:1])
-    table = Table(fake, group)
-    for user in users:
-        await table.start_private(user)
-    await table.open(users[0], "moscow")
-    await table.join(users[1])
-    return table, users, bot
-
-
-def group_text(table: Table) -> str:
-    return "\n".join(table.server.shown_texts(table.group, from_bot_only=True))
+    return await open_table(fake, bot_process, ("Anna", "Boris", "Vera"), "moscow", seated=2)
 
 
 async def test_one_table_per_group_and_one_seat_per_person(
@@ -71,7 +58,7 @@ async def test_a_player_who_blocks_the_bot_is_replaced_by_a_computer(
     await table.start(users[0])
     users[1].block_bot()
     # Anna plays on; Boris's hand cannot be updated any more: the table says so.
-    await table.play(users[:1], until=lambda: "cannot reach Boris" in group_text(table))
+    await table.play(users[:1], until=lambda: "cannot reach Boris" in table.group_text())
     await table.play(users[:1])
     assert table.match_over()
     boris = [by for seat, _, by in actions(bot.db_path) if seat == 1]

@@ -4,27 +4,20 @@ from __future__ import annotations
 
 import pytest
 from fakebot.fixtures import BotProcessFactory
+from fakebot.process import BotProcess
 from fakebot.server import FakeTelegram
 from fakebot.users import SimUser
 
-from .driver import ENV_FAST, TURN_MARK, Table, current_ply, is_hand, op_of, table_log
+from .driver import TURN_MARK, Table, current_ply, is_hand, op_of, open_table, table_log
 
 pytestmark = pytest.mark.e2e
 
 
 async def street_table(
     fake: FakeTelegram, bot_process: BotProcessFactory
-) -> tuple[Table, list[SimUser], object]:
-    bot = bot_process(env=ENV_FAST)
-    await bot.start()
-    users = [fake.add_user(name) for name in ("Anna", "Boris", "Vera", "Gleb")]
-    group = fake.add_group("Kozel club", users, admins=users[:1])
-    table = Table(fake, group)
-    for user in users:
-        await table.start_private(user)
-    await table.open(users[0], "street")
-    for user in users[1:]:
-        await table.join(user)
+) -> tuple[Table, list[SimUser], BotProcess]:
+    names = ("Anna", "Boris", "Vera", "Gleb")
+    table, users, bot = await open_table(fake, bot_process, names, "street", seated=4)
     await table.start(users[0])
     return table, users, bot
 
@@ -44,7 +37,7 @@ async def test_stale_repeated_foreign_and_forged_presses_change_nothing(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
     table, users, bot = await street_table(fake_telegram, bot_process)
-    db = bot.db_path  # type: ignore[attr-defined]
+    db = bot.db_path
     mover = await whose_turn(table, users)
     other = next(u for u in users if u is not mover)
     hand = table.hand(mover)
@@ -86,13 +79,13 @@ async def test_a_killed_bot_continues_mid_trick(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
     table, users, bot = await street_table(fake_telegram, bot_process)
-    db = bot.db_path  # type: ignore[attr-defined]
+    db = bot.db_path
     await table.play(users, until=lambda: current_ply(db) >= 2)
     before = table_log(db)
     ply = current_ply(db)
-    bot.kill()  # type: ignore[attr-defined]
+    bot.kill()
     mark = fake_telegram.mark()
-    await bot.start()  # type: ignore[attr-defined]
+    await bot.start()
     # Every table and hand message is re-rendered (edited in place) after the restart.
     await fake_telegram.wait_for_call(
         "editMessageText", lambda c: c.params.get("chat_id") == table.group.id, since=mark

@@ -11,7 +11,7 @@ from fakebot.process import BotProcess
 from fakebot.server import FakeTelegram
 from fakebot.users import SimUser
 
-from .driver import ENV_FAST, TURN_MARK, Table, actions, current_ply, op_of
+from .driver import ENV_FAST, TURN_MARK, Table, actions, current_ply, op_of, open_table
 
 pytestmark = pytest.mark.e2e
 
@@ -20,23 +20,14 @@ async def two_people_two_computers(
     fake: FakeTelegram, bot_process: BotProcessFactory, *, scale: str
 ) -> tuple[Table, list[SimUser], BotProcess]:
     # The default turn timer is 60 s; the scale makes it 60 * scale seconds in tests.
-    bot = bot_process(env={**ENV_FAST, "KOZEL_TIMEOUT_SCALE": scale})
-    await bot.start()
-    users = [fake.add_user("Anna"), fake.add_user("Boris")]
-    group = fake.add_group("Kozel club", users, admins=users[:1])
-    table = Table(fake, group)
-    for user in users:
-        await table.start_private(user)
-    await table.open(users[0], "street")
-    await table.join(users[1])
+    env = {**ENV_FAST, "KOZEL_TIMEOUT_SCALE": scale}
+    table, users, bot = await open_table(
+        fake, bot_process, ("Anna", "Boris"), "street", seated=2, env=env
+    )
     await table.add_computer(users[0], "basic")
     await table.add_computer(users[0], "random")
     await table.start(users[0])
     return table, users, bot
-
-
-def group_text(table: Table) -> str:
-    return "\n".join(table.server.shown_texts(table.group, from_bot_only=True))
 
 
 def back_button_hand(table: Table, user: SimUser) -> StoredMessage | None:
@@ -62,7 +53,7 @@ async def test_a_match_with_two_absent_people_completes_on_timers_alone(
     # The first two turns of a person time out; then a computer keeps the seat.
     first = [by for seat, _, by in played if seat == 0][:3]
     assert first == ["timeout", "timeout", "computer"]
-    texts = group_text(table)
+    texts = table.group_text()
     assert "ran out of time — a computer played for them" in texts
     assert "a computer plays for them until they are back" in texts
     assert back_button_hand(table, users[0]) is not None
@@ -85,7 +76,7 @@ async def test_im_back_returns_the_seat(
         hand = await fake_telegram.wait_for(lambda: back_button_hand(table, anna), timeout=10)
     else:
         pytest.fail("could not press I'm back")
-    await fake_telegram.wait_for(lambda: "Anna is back." in group_text(table), timeout=10)
+    await fake_telegram.wait_for(lambda: "Anna is back." in table.group_text(), timeout=10)
     await fake_telegram.wait_for(lambda: is_turn(table, anna), timeout=60, what="Anna's turn")
     assert back_button_hand(table, anna) is None
 
