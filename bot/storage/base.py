@@ -9,6 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from bot.storage.errors import (
+    ActiveTableExistsError,
+    ConstraintError,
+    StaleVersionError,
+    StorageError,
+    TableNotFoundError,
+)
 from bot.storage.records import (
     ChatRecord,
     HistoryPage,
@@ -26,41 +33,14 @@ from bot.storage.records import (
     UserRecord,
 )
 
-
-class StorageError(Exception):
-    """Base class of the errors the storage layer raises on purpose."""
-
-
-class StaleVersionError(StorageError):
-    """``save_table`` was given an ``expected_version`` that is not the stored one.
-
-    Nothing was written. The caller should reload the table and refuse (or redo) the action.
-    """
-
-    def __init__(
-        self,
-        table_id: int | None = None,
-        expected: int | None = None,
-        actual: int | None = None,
-    ) -> None:
-        self.table_id = table_id
-        self.expected = expected
-        self.actual = actual
-        super().__init__(
-            f"table {table_id}: expected version {expected}, stored version is {actual}"
-        )
-
-
-class TableNotFoundError(StorageError, LookupError):
-    """``save_table`` was called for a table id that does not exist."""
-
-
-class ActiveTableExistsError(StorageError):
-    """The chat already has an active (lobby or playing) table; a chat holds at most one."""
-
-
-class ConstraintError(StorageError):
-    """A write broke a constraint (e.g. one user in two seats of a table); nothing was written."""
+__all__ = [
+    "ActiveTableExistsError",
+    "ConstraintError",
+    "StaleVersionError",
+    "Storage",
+    "StorageError",
+    "TableNotFoundError",
+]
 
 
 class Storage(Protocol):

@@ -18,11 +18,7 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from bot.storage.base import StorageError
-
-
-class SchemaError(StorageError):
-    """The database's schema version is newer than this code knows, or a migration is bad."""
+from bot.storage.errors import SchemaError
 
 
 @dataclass(frozen=True)

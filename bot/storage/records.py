@@ -12,12 +12,47 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from typing import Any, Protocol
 
-ACTIVE_STATUSES: tuple[str, ...] = ("lobby", "playing")
+# The enums' values are the strings stored in the database: never change one that has shipped.
+
+
+class TableStatus(StrEnum):
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    FINISHED = "finished"
+    CANCELLED = "cancelled"
+
+
+ACTIVE_STATUSES: tuple[TableStatus, ...] = (TableStatus.LOBBY, TableStatus.PLAYING)
 """Table statuses that count as "active" (reloaded on start, one per chat)."""
 
-TABLE_STATUSES: tuple[str, ...] = ("lobby", "playing", "finished", "cancelled")
+TABLE_STATUSES: tuple[TableStatus, ...] = tuple(TableStatus)
+
+
+class LogKind(StrEnum):
+    """What a table's log line records."""
+
+    ACTION = "action"
+    DEAL = "deal"
+    MATCH = "match"
+    LOBBY = "lobby"
+    START = "start"
+    BACK = "back"
+    UNREACHABLE = "unreachable"
+    CANCEL = "cancel"
+    KICK = "kick"
+
+
+class Actor(StrEnum):
+    """Who made a logged change."""
+
+    PERSON = "human"
+    COMPUTER = "computer"
+    TIMER = "timeout"
+    """The turn timer, playing for a person who let it run out."""
+    SYSTEM = "system"
 
 
 @dataclass
@@ -76,10 +111,9 @@ class TableRecord:
     """A table (one match) in a group chat, with its seats and the engine's match state."""
 
     id: int
-    """0 until ``Storage.create_table`` assigns one."""
+    """0 until ``tables.create`` assigns one."""
     chat_id: int
-    status: str
-    """One of ``TABLE_STATUSES``."""
+    status: TableStatus
     variant: str
     creator_id: int
     seed: int
@@ -103,16 +137,14 @@ class TableRecord:
 class LogEntry:
     """One line of a table's log, written together with a table save."""
 
-    kind: str
-    """``"action"``, ``"deal"``, ``"match"``, ``"lobby"``, ``"timeout"``, ..."""
+    kind: LogKind
     ply: int | None
     seat: int | None
     text: str
     """E.g. ``"1 lead K♠ 9♠"``."""
     data: dict[str, Any] | None = None
     """Structured detail (e.g. a deal result), JSON."""
-    by: str = "system"
-    """``"human"``, ``"timeout"``, ``"computer"`` or ``"system"``."""
+    by: Actor = Actor.SYSTEM
 
 
 @dataclass
@@ -158,6 +190,12 @@ class MatchRecord:
     goat_with_eggs: bool
     result: dict[str, Any]
     players_list: list[MatchPlayerRecord]
+
+    def tallies(self) -> list[Tally]:
+        """What the match adds to each seat's ladder line, in ``players_list`` order."""
+        by_side = {p.side: p.defeat_points for p in self.players_list}
+        total = sum(by_side.values())
+        return [Tally.of(p, given=total - by_side[p.side]) for p in self.players_list]
 
 
 # ------------------------------------------------------------------ the ladder (schema version 2)
@@ -222,6 +260,23 @@ class Tally:
     queens_caught: int = 0
     tricks: int = 0
     card_points: int = 0
+
+    @classmethod
+    def of(cls, player: MatchPlayerRecord, *, given: int) -> Tally:
+        """One match of one seat; ``given`` is the defeat points the other sides took."""
+        return cls(
+            matches=1,
+            wins=int(player.won),
+            goats=int(player.goat),
+            deals_won=player.deals_won,
+            deals_lost=player.deals_lost,
+            defeat_points_taken=player.defeat_points,
+            defeat_points_given=given,
+            eggs=player.eggs,
+            queens_caught=player.queens_caught,
+            tricks=player.tricks,
+            card_points=player.card_points,
+        )
 
     @property
     def losses(self) -> int:
