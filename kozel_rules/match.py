@@ -135,7 +135,7 @@ class Match:
 
     @property
     def players(self) -> int:
-        return self._st.n
+        return self._st.players
 
     @property
     def seed(self) -> int | str:
@@ -145,7 +145,7 @@ class Match:
 
     @property
     def sides(self) -> int:
-        return self._st.nsides
+        return self._st.side_count
 
     @property
     def ply(self) -> int:
@@ -157,20 +157,20 @@ class Match:
 
     @property
     def result(self) -> MatchResult | None:
-        return self._st.result
+        return self._st.match_result
 
     @property
     def deal_results(self) -> list[DealResult]:
-        return list(self._st.results)
+        return list(self._st.deal_results)
 
     @property
     def defeat_points(self) -> tuple[int, ...]:
-        return tuple(self._st.defeat)
+        return tuple(self._st.defeat_points)
 
     @property
     def out(self) -> tuple[int, ...]:
         """Sides that are out, ascending."""
-        return tuple(sorted(self._st.out))
+        return tuple(sorted(self._st.sides_out))
 
     @property
     def to_move(self) -> int | None:
@@ -186,7 +186,7 @@ class Match:
 
     @property
     def deal_number(self) -> int:
-        return self._st.deal_no
+        return self._st.deal_number
 
     @property
     def trump(self) -> Suit | None:
@@ -196,7 +196,7 @@ class Match:
         return self._st.side_of[seat]
 
     def seats_of(self, side: int) -> tuple[int, ...]:
-        return tuple(s for s in range(self._st.n) if self._st.side_of[s] == side)
+        return tuple(s for s in range(self._st.players) if self._st.side_of[s] == side)
 
     def in_game(self, seat: int) -> bool:
         return self._st.in_game[seat]
@@ -274,18 +274,20 @@ class Match:
     def _diagnose(self, action: Action, a: CAction) -> tuple[str, str]:
         st = self._st
         v = st.variant
-        tb = st.tb
+        tables = st.tables
         seat, verb, m = a
         vb = VERB_OF_CODE[verb]
         if st.phase == OVER:
             return "match-over", "the match is over"
-        if not 0 <= seat < st.n:
-            return "no-such-seat", f"there is no seat {seat} ({st.n} players)"
+        if not 0 <= seat < st.players:
+            return "no-such-seat", f"there is no seat {seat} ({st.players} players)"
         if not st.in_game[seat]:
             return "seat-out", f"seat {seat} is out of the match"
         if vb not in v.verbs:
             hint = (
-                "a follower plays with 'play'" if tb.follow else "respond with 'beat' or 'discard'"
+                "a follower plays with 'play'"
+                if tables.follow
+                else "respond with 'beat' or 'discard'"
             )
             return "verb-not-in-variant", f"'{vb}' is not a {v.name} action ({hint})"
         if not m:
@@ -311,7 +313,7 @@ class Match:
         if ph == RETURN:
             if vb is not Verb.RETURN:
                 return "must-return", f"seat {seat} must return a plain card to its partner"
-            if m & ~tb.plain_mask:
+            if m & ~tables.plain_mask:
                 return "return-must-be-plain", "the partner must return a plain card, not a trump"
             return "return-one-card", "return exactly one plain card"
         if ph == FORCED:
@@ -327,12 +329,12 @@ class Match:
     def _diagnose_lead(self, seat: int, m: int) -> tuple[str, str]:
         st = self._st
         v = st.variant
-        tb = st.tb
+        tables = st.tables
         n = m.bit_count()
-        if tb.follow:
+        if tables.follow:
             if n != 1:
                 return "lead-one-card", "lead exactly one card"
-            if v.trump_lead_ban and not m & tb.plain_mask:
+            if v.trump_lead_ban and not m & tables.plain_mask:
                 return (
                     "trump-lead-banned",
                     f"seat {seat} may not lead a trump while it (or, by the exchange, its "
@@ -342,8 +344,8 @@ class Match:
         if not any(m & ~sm == 0 for sm in SUIT_MASK):
             return "lead-one-suit", "a lead is one card or cards of one suit"
         if n > v.max_lead:
-            if tb.special_kind(m) and m == st.hands[seat]:
-                kind = v.specials[tb.special_kind(m) - 1]
+            if tables.special_kind(m) and m == st.hands[seat]:
+                kind = v.specials[tables.special_kind(m) - 1]
                 return (
                     "special-is-not-a-lead",
                     f"four cards that form a {kind.value} are declared as '{kind.value}'",
@@ -353,20 +355,20 @@ class Match:
 
     def _diagnose_response(self, seat: int, vb: Verb, m: int) -> tuple[str, str]:
         st = self._st
-        tb = st.tb
-        if tb.follow:
+        tables = st.tables
+        if tables.follow:
             if vb is not Verb.PLAY:
                 return "must-play", f"seat {seat} follows with 'play'"
             if m.bit_count() != 1:
                 return "play-one-card", "play exactly one card"
-            if st.led == tb.TRUMP_KEY:
+            if st.led_key == tables.TRUMP_KEY:
                 return "must-play-trump", "a trump was led: play a trump if you can"
-            suit = Suit(st.led)
+            suit = Suit(st.led_key)
             return "must-follow-suit", f"{suit} was led: follow suit if you can"
         if vb not in (Verb.BEAT, Verb.DISCARD):
             return "must-respond", f"seat {seat} responds with 'beat' or 'discard'"
-        if m.bit_count() != st.k:
-            return "wrong-card-count", f"play exactly {st.k} card(s), as many as the lead"
+        if m.bit_count() != st.set_size:
+            return "wrong-card-count", f"play exactly {st.set_size} card(s), as many as the lead"
         if vb is Verb.BEAT:
             top = " ".join(str(c) for c in cards_of(st.top_mask))
             return "does-not-beat", f"these cards cannot each beat a different card of {top}"
@@ -375,24 +377,24 @@ class Match:
     def _diagnose_special(self, seat: int, vb: Verb, m: int) -> tuple[str, str]:
         st = self._st
         v = st.variant
-        tb = st.tb
+        tables = st.tables
         special = Special(vb.value)
         if special not in v.specials:
             return "verb-not-in-variant", f"'{vb}' is not a {v.name} action"
-        kind = tb.special_kind(st.hands[seat])
-        if m != st.hands[seat] or kind != tb.kind_of_special[special]:
+        kind = tables.special_kind(st.hands[seat])
+        if m != st.hands[seat] or kind != tables.kind_of_special[special]:
             return "not-a-special", f"a {special.value} is four cards in hand that form one"
-        if st.spec_kind:
-            declared = v.specials[st.spec_kind - 1].value
-            if kind < st.spec_kind:
+        if st.declared_kind:
+            declared = v.specials[st.declared_kind - 1].value
+            if kind < st.declared_kind:
                 return (
                     f"{special.value}-cannot-override-{declared}",
                     f"a {special.value} never overrides a declared {declared}",
                 )
-            if kind == st.spec_kind:
+            if kind == st.declared_kind:
                 return (
                     "override-not-nearer",
-                    f"seat {seat} is not nearer than seat {st.leader} to seat {st.due}, "
+                    f"seat {seat} is not nearer than seat {st.leader} to seat {st.due_leader}, "
                     "who was due to lead",
                 )
         return "illegal", "not allowed now"
@@ -401,10 +403,10 @@ class Match:
 
     def _sort_hand(self, m: int) -> tuple[Card, ...]:
         st = self._st
-        tb = st.tb
-        pos = tb.plain_pos
+        tables = st.tables
+        pos = tables.plain_pos
         cards = cards_of(m)
-        if tb.follow:
+        if tables.follow:
             # plain cards by suit and rank, then the trumps low to high
             tpos = {int(c): i for i, c in enumerate(st.variant.fixed_trumps)}
 
@@ -428,7 +430,7 @@ class Match:
             pv.append(PlayView(s, vb, () if hidden else cards_of(m), m.bit_count()))
         top: int | None = None
         if plays:
-            top = st.best_seat if st.tb.follow else st.top_seat
+            top = st.best_seat if st.tables.follow else st.top_seat
             if taker is not None:
                 top = taker
         return TrickView(leader=leader, due_leader=due, plays=tuple(pv), top_seat=top, taker=taker)
@@ -437,12 +439,12 @@ class Match:
         """What ``seat`` may see now (``None``: the public table)."""
         st = self._st
         v = st.variant
-        if seat is not None and not 0 <= seat < st.n:
+        if seat is not None and not 0 <= seat < st.players:
             raise ValueError(f"no seat {seat}")
         over = st.phase == OVER
         trick = None
         if not over:
-            trick = self._trick_view(seat, st.leader, st.due, st.plays, None)
+            trick = self._trick_view(seat, st.leader, st.due_leader, st.plays, None)
         last = None
         if st.last_trick is not None:
             ll, ld, lp, lt = st.last_trick
@@ -451,9 +453,9 @@ class Match:
         trump_card = None
         if st.trump_card >= 0 and (in_stock or v.trump_card_known_after_draw):
             trump_card = CARDS[st.trump_card]
-        tricks_by_side = [0] * st.nsides
-        for s in range(st.n):
-            tricks_by_side[st.side_of[s]] += st.tricks[s]
+        tricks_by_side = [0] * st.side_count
+        for s in range(st.players):
+            tricks_by_side[st.side_of[s]] += st.tricks_taken[s]
         legal: tuple[Action, ...] = ()
         hand: tuple[Card, ...] = ()
         if seat is not None:
@@ -461,7 +463,7 @@ class Match:
             legal = tuple(self.legal_actions(seat))
         return SeatView(
             variant=v.name,
-            players=st.n,
+            players=st.players,
             seat=seat,
             hand=hand,
             trump=Suit(st.trump) if st.trump >= 0 else None,
@@ -471,26 +473,26 @@ class Match:
             hand_sizes=tuple(h.bit_count() if st.in_game[s] else 0 for s, h in enumerate(st.hands)),
             in_game=tuple(st.in_game),
             sides=st.side_of,
-            deal_number=st.deal_no,
+            deal_number=st.deal_number,
             dealer=st.dealer,
             to_move=st.to_move,
             phase=st.phase_name,
             trick=trick,
             last_trick=last,
-            tricks_by_seat=tuple(st.tricks),
+            tricks_by_seat=tuple(st.tricks_taken),
             tricks_by_side=tuple(tricks_by_side),
-            defeat_points=tuple(st.defeat),
-            out=tuple(sorted(st.out)),
-            last_deal=st.results[-1] if st.results else None,
+            defeat_points=tuple(st.defeat_points),
+            out=tuple(sorted(st.sides_out)),
+            last_deal=st.deal_results[-1] if st.deal_results else None,
             legal=legal,
             match_over=over,
-            trick_takers=tuple(st.takers),
+            trick_takers=tuple(st.trick_takers),
         )
 
     def seen(self, seat: int | None = None) -> Seen:
         """What ``seat`` (``None``: every seat) knows of this deal beyond :meth:`view`."""
         st = self._st
-        n = st.n
+        n = st.players
         revealed = tuple(cards_of(st.revealed[s] & st.hands[s]) for s in range(n))
         given: list[tuple[Card, ...]] = [()] * n
         own_down: tuple[Card, ...] = ()
@@ -499,13 +501,13 @@ class Match:
             for giver, receiver, m in st.gifts:
                 if giver == seat and st.hands[receiver] & m:
                     given[receiver] = given[receiver] + cards_of(m)
-            own_down = cards_of(st.down[seat])
+            own_down = cards_of(st.face_down[seat])
             unseen = cards_of(st.unseen_by(seat))
-        tk = st.tb.TRUMP_KEY
+        tk = st.tables.TRUMP_KEY
         return Seen(
             seat=seat,
-            deal_number=st.deal_no,
-            played=cards_of(st.seen_up),
+            deal_number=st.deal_number,
+            played=cards_of(st.seen_face_up),
             own_face_down=own_down,
             revealed=revealed,
             given=tuple(given),
@@ -522,11 +524,11 @@ class Match:
         """A JSON-safe record: variant, players, seed, first dealer, the decks of every deal
         dealt so far (and any given for later deals) and the actions. ``from_json`` replays it."""
         st = self._st
-        decks = [list(d) for d in st.decks_used] + [list(d) for d in st.decks[st.deal_no :]]
+        decks = [list(d) for d in st.decks_used] + [list(d) for d in st.decks[st.deal_number :]]
         return {
             "format": JSON_FORMAT,
             "variant": st.variant.name,
-            "players": st.n,
+            "players": st.players,
             "seed": self.seed,
             "dealer": st.first_dealer,
             "decks": [[str(CARDS[c]) for c in d] for d in decks],
@@ -564,8 +566,8 @@ class Match:
     def __repr__(self) -> str:
         st = self._st
         return (
-            f"<Match {st.variant.name} {st.n}p deal {st.deal_no} ply {self.ply} "
-            f"{st.phase_name} to_move={st.to_move} defeat={st.defeat}>"
+            f"<Match {st.variant.name} {st.players}p deal {st.deal_number} ply {self.ply} "
+            f"{st.phase_name} to_move={st.to_move} defeat={st.defeat_points}>"
         )
 
 

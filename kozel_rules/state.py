@@ -143,132 +143,136 @@ class GameState:
     __slots__ = (  # noqa: RUF023 (grouped by lifetime)
         # fixed for the match, shared by copies
         "variant",
-        "tb",
-        "n",
+        "tables",
+        "players",
         "seed",
         "decks",
         "side_of",
-        "nsides",
+        "side_count",
         "partner",
-        "kverb",
+        "verb_of_kind",
         "first_dealer",
         "hold",
         # match
         "in_game",
         "sides_in",
         "order_from",
-        "dist",
-        "defeat",
-        "out",
-        "results",
+        "distance",
+        "defeat_points",
+        "sides_out",
+        "deal_results",
         "eggs_fell",
-        "result",
-        "deal_no",
+        "match_result",
+        "deal_number",
         "dealer",
         "decks_used",
         # deal
         "trump",
         "trump_card",
-        "trump_pos",
+        "trump_stock_index",
         "beaters",
         "first_leader",
         "hands",
         "stock",
         "piles",
-        "tricks",
-        "takers",
+        "tricks_taken",
+        "trick_takers",
         "last_taker",
-        "seen_up",
+        "seen_face_up",
         "revealed",
-        "down",
+        "face_down",
         "voids",
         "gifts",
-        "spec",
-        "spec_any",
+        "special_of",
+        "any_special",
         # trick
         "phase",
-        "due",
+        "due_leader",
         "leader",
         "order",
-        "pos",
-        "k",
+        "turn",
+        "set_size",
         "plays",
         "top_seat",
         "top_mask",
-        "spec_kind",
-        "spec_dist",
-        "tmask",
-        "upmask",
-        "led",
+        "declared_kind",
+        "declared_distance",
+        "table_cards",
+        "table_face_up",
+        "led_key",
         "best_seat",
-        "best_pow",
-        "q_seat",
-        "s_seat",
-        "forced",
+        "best_power",
+        "queen_seat",
+        "catcher_seat",
+        "forced_card",
         "last_trick",
     )
 
+    # fixed for the match
     variant: Variant
-    tb: Tables
-    n: int
-    seed: object
-    decks: list[list[int]]
-    side_of: tuple[int, ...]
-    nsides: int
-    partner: tuple[int, ...]
-    kverb: tuple[int, ...]
+    tables: Tables  # the variant's precomputed tables
+    players: int
+    seed: object  # shuffles the decks of the deals ``decks`` does not give
+    decks: list[list[int]]  # decks given for the first deals (card indices, top first)
+    side_of: tuple[int, ...]  # per seat: its side (its team, or the seat itself)
+    side_count: int
+    partner: tuple[int, ...]  # per seat: its partner (the seat itself without teams)
+    verb_of_kind: tuple[int, ...]  # per special kind (1, 2, ...): the verb code declaring it
     first_dealer: int
-    hold: bool
-    in_game: list[bool]
-    sides_in: tuple[int, ...]
-    order_from: tuple[tuple[int, ...], ...]
-    dist: tuple[tuple[int, ...], ...]
-    defeat: list[int]
-    out: list[int]
-    results: list[DealResult]
-    eggs_fell: bool
-    result: MatchResult | None
-    deal_no: int
+    hold: bool  # stop once the current deal is scored (phase HELD), for playouts
+    # the match
+    in_game: list[bool]  # per seat
+    sides_in: tuple[int, ...]  # the sides still in, ascending
+    order_from: tuple[tuple[int, ...], ...]  # per seat: the seats still in, in play order from it
+    distance: tuple[tuple[int, ...], ...]  # [a][b]: b's place in order_from[a] (players if out)
+    defeat_points: list[int]  # per side
+    sides_out: list[int]  # in the order they went out (the last one is the goat)
+    deal_results: list[DealResult]
+    eggs_fell: bool  # some deal ended in eggs
+    match_result: MatchResult | None  # set when the match ends
+    deal_number: int  # of the current deal, from 1
     dealer: int
-    decks_used: list[list[int]]
-    trump: int
-    trump_card: int
-    trump_pos: int
-    beaters: tuple[int, ...]
+    decks_used: list[list[int]]  # the deck of every deal dealt so far
+    # the deal
+    trump: int  # the trump suit, -1 for none (fixed trumps)
+    trump_card: int  # the shown or turned trump card, -1 for none
+    trump_stock_index: int  # where the trump card lies in ``stock`` while there (-1: none)
+    beaters: tuple[int, ...]  # per card: the mask of the cards that beat it under this trump
     first_leader: int
-    hands: list[int]
-    stock: list[int]
-    piles: list[int]
-    tricks: list[int]
-    takers: list[int]
-    last_taker: int
-    seen_up: int
-    revealed: list[int]
-    down: list[int]
-    voids: list[int]
-    gifts: list[tuple[int, int, int]]
-    spec: list[int]
-    spec_any: bool
-    phase: int
-    due: int
-    leader: int
-    order: tuple[int, ...]
-    pos: int
-    k: int
+    hands: list[int]  # per seat
+    stock: list[int]  # one single-card mask per card; the next card drawn is the last
+    piles: list[int]  # per seat: the cards of the tricks it took
+    tricks_taken: list[int]  # per seat
+    trick_takers: list[int]  # who took each trick, in order
+    last_taker: int  # -1 before the first trick is taken
+    seen_face_up: int  # the face-up cards of the deal's completed tricks
+    revealed: list[int]  # per seat: face-up cards it took back when a special was declared
+    face_down: list[int]  # per seat: the cards it put face down
+    voids: list[int]  # follow play, per seat: bit ``key`` set if it showed it lacks that key
+    gifts: list[tuple[int, int, int]]  # the exchanges: (giver, receiver, card mask)
+    special_of: list[int]  # per seat: the special kind its hand forms (0: none)
+    any_special: bool  # any(special_of)
+    # the trick
+    phase: int  # a phase code (LEAD, RESPOND, ...; PHASE_NAMES[phase] is its name)
+    due_leader: int  # the seat due to lead this trick
+    leader: int  # the seat leading now (a special's declarer once one is declared)
+    order: tuple[int, ...]  # the trick's seats in play order, from the leader
+    turn: int  # the index in ``order`` of the seat to play
+    set_size: int  # cards in each play of the trick (1 in follow play)
     plays: list[CAction]
-    top_seat: int
-    top_mask: int
-    spec_kind: int
-    spec_dist: int
-    tmask: int
-    upmask: int
-    led: int
-    best_seat: int
-    best_pow: int
-    q_seat: int
-    s_seat: int
-    forced: int
-    last_trick: tuple[int, int, list[CAction], int] | None
+    top_seat: int  # beat play: the owner of the top set
+    top_mask: int  # beat play: the top set, the cards to beat
+    declared_kind: int  # beat play: the special kind declared this trick (0: none)
+    declared_distance: int  # its declarer's distance from the due leader (players: none)
+    table_cards: int  # every card on the table, face up or down
+    table_face_up: int  # the face-up cards on the table
+    led_key: int  # follow play: the follow key of the led card (a suit, or TRUMP_KEY)
+    best_seat: int  # follow play: the seat of the best card so far
+    best_power: int  # follow play: that card's trick power
+    queen_seat: int  # queen catch: the seat that played the queen this trick (-1: none)
+    catcher_seat: int  # queen catch: the seat that played the catcher this trick (-1: none)
+    forced_card: int  # exchange: the card the leader must lead (its partner returned it)
+    last_trick: tuple[int, int, list[CAction], int] | None  # (leader, due leader, plays, taker)
 
     # ------------------------------------------------------------------ construction
 
@@ -293,8 +297,8 @@ class GameState:
             raise RecordError(f"dealer must be a seat 0..{players - 1}, not {dealer!r}")
         st = cls.__new__(cls)
         st.variant = v
-        st.tb = tables_for(v)
-        st.n = players
+        st.tables = tables_for(v)
+        st.players = players
         st.seed = seed
         st.decks = [check_deck(v, d) for d in (decks or [])]
         if players == v.team_players:
@@ -303,51 +307,51 @@ class GameState:
         else:
             st.side_of = tuple(range(players))
             st.partner = tuple(range(players))
-        st.nsides = v.sides_for(players)
-        st.kverb = (0, *(CODE_OF_VERB[s.verb] for s in v.specials))
+        st.side_count = v.sides_for(players)
+        st.verb_of_kind = (0, *(CODE_OF_VERB[s.verb] for s in v.specials))
         st.first_dealer = dealer
         st.hold = False
         st.in_game = [True] * players
-        st.sides_in = tuple(range(st.nsides))
+        st.sides_in = tuple(range(st.side_count))
         st._seat_tables()
-        st.defeat = [0] * st.nsides
-        st.out = []
-        st.results = []
+        st.defeat_points = [0] * st.side_count
+        st.sides_out = []
+        st.deal_results = []
         st.eggs_fell = False
-        st.result = None
-        st.deal_no = 0
+        st.match_result = None
+        st.deal_number = 0
         st.decks_used = []
         leader = dealer if v.first_leader is FirstLeader.DEALER else st.next_in(dealer)
         st._start_deal(dealer, leader, log)
         return st
 
     def _seat_tables(self) -> None:
-        n = self.n
+        n = self.players
         ing = self.in_game
         order_from = []
-        dist = []
+        distance = []
         for s in range(n):
             order = tuple((s + i) % n for i in range(n) if ing[(s + i) % n])
             order_from.append(order)
             d = [n] * n
             for i, x in enumerate(order):
                 d[x] = i
-            dist.append(tuple(d))
+            distance.append(tuple(d))
         self.order_from = tuple(order_from)
-        self.dist = tuple(dist)
+        self.distance = tuple(distance)
 
     def next_in(self, seat: int) -> int:
         """The next seat still in, clockwise after ``seat``."""
-        for i in range(1, self.n + 1):
-            s = (seat + i) % self.n
+        for i in range(1, self.players + 1):
+            s = (seat + i) % self.players
             if self.in_game[s]:
                 return s
         raise AssertionError("no seat in the game")
 
     def prev_in(self, seat: int) -> int:
         """The previous seat still in, counter-clockwise before ``seat``."""
-        for i in range(1, self.n + 1):
-            s = (seat - i) % self.n
+        for i in range(1, self.players + 1):
+            s = (seat - i) % self.players
             if self.in_game[s]:
                 return s
         raise AssertionError("no seat in the game")
@@ -356,135 +360,135 @@ class GameState:
         """An independent copy (the match's fixed data is shared)."""
         st = GameState.__new__(GameState)
         st.variant = self.variant
-        st.tb = self.tb
-        st.n = self.n
+        st.tables = self.tables
+        st.players = self.players
         st.seed = self.seed
         st.decks = self.decks
         st.side_of = self.side_of
-        st.nsides = self.nsides
+        st.side_count = self.side_count
         st.partner = self.partner
-        st.kverb = self.kverb
+        st.verb_of_kind = self.verb_of_kind
         st.first_dealer = self.first_dealer
         st.hold = self.hold
         st.in_game = self.in_game[:]
         st.sides_in = self.sides_in
         st.order_from = self.order_from
-        st.dist = self.dist
-        st.defeat = self.defeat[:]
-        st.out = self.out[:]
-        st.results = self.results[:]
+        st.distance = self.distance
+        st.defeat_points = self.defeat_points[:]
+        st.sides_out = self.sides_out[:]
+        st.deal_results = self.deal_results[:]
         st.eggs_fell = self.eggs_fell
-        st.result = self.result
-        st.deal_no = self.deal_no
+        st.match_result = self.match_result
+        st.deal_number = self.deal_number
         st.dealer = self.dealer
         st.decks_used = self.decks_used[:]
         st.trump = self.trump
         st.trump_card = self.trump_card
-        st.trump_pos = self.trump_pos
+        st.trump_stock_index = self.trump_stock_index
         st.beaters = self.beaters
         st.first_leader = self.first_leader
         st.hands = self.hands[:]
         st.stock = self.stock[:]
         st.piles = self.piles[:]
-        st.tricks = self.tricks[:]
-        st.takers = self.takers[:]
+        st.tricks_taken = self.tricks_taken[:]
+        st.trick_takers = self.trick_takers[:]
         st.last_taker = self.last_taker
-        st.seen_up = self.seen_up
+        st.seen_face_up = self.seen_face_up
         st.revealed = self.revealed[:]
-        st.down = self.down[:]
+        st.face_down = self.face_down[:]
         st.voids = self.voids[:]
         st.gifts = self.gifts[:]
-        st.spec = self.spec[:]
-        st.spec_any = self.spec_any
+        st.special_of = self.special_of[:]
+        st.any_special = self.any_special
         st.phase = self.phase
-        st.due = self.due
+        st.due_leader = self.due_leader
         st.leader = self.leader
         st.order = self.order
-        st.pos = self.pos
-        st.k = self.k
+        st.turn = self.turn
+        st.set_size = self.set_size
         st.plays = self.plays[:]
         st.top_seat = self.top_seat
         st.top_mask = self.top_mask
-        st.spec_kind = self.spec_kind
-        st.spec_dist = self.spec_dist
-        st.tmask = self.tmask
-        st.upmask = self.upmask
-        st.led = self.led
+        st.declared_kind = self.declared_kind
+        st.declared_distance = self.declared_distance
+        st.table_cards = self.table_cards
+        st.table_face_up = self.table_face_up
+        st.led_key = self.led_key
         st.best_seat = self.best_seat
-        st.best_pow = self.best_pow
-        st.q_seat = self.q_seat
-        st.s_seat = self.s_seat
-        st.forced = self.forced
+        st.best_power = self.best_power
+        st.queen_seat = self.queen_seat
+        st.catcher_seat = self.catcher_seat
+        st.forced_card = self.forced_card
         st.last_trick = self.last_trick
         return st
 
     # ------------------------------------------------------------------ deals
 
     def _start_deal(self, dealer: int, leader: int, log: Log | None) -> None:
-        self.deal_no += 1
-        no = self.deal_no
+        self.deal_number += 1
+        no = self.deal_number
         if no <= len(self.decks):
             deck = self.decks[no - 1]
         else:
             deck = shuffled_deck(self.variant, self.seed, no)
         self.decks_used.append(deck)
         self.dealer = dealer
-        tb = self.tb
-        n = self.n
+        tables = self.tables
+        n = self.players
         hands = [0] * n
         order = self.order_from[self.next_in(dealer)]
         i = 0
-        for _ in range(tb.hand_size):
+        for _ in range(tables.hand_size):
             for s in order:
                 hands[s] |= BIT[deck[i]]
                 i += 1
         rest = deck[i:]
-        kind = tb.trump_kind
+        kind = tables.trump_kind
         if kind is TrumpKind.MIDDLE:
             mid = len(rest) // 2
             tc = rest[mid]
-            self.trump_pos = len(rest) - 1 - mid  # index in the stock list (top at the end)
+            self.trump_stock_index = len(rest) - 1 - mid  # index in the stock list (top at the end)
         elif kind is TrumpKind.TURNED:
             tc = rest[0]
             rest = [*rest[1:], tc]
-            self.trump_pos = 0
+            self.trump_stock_index = 0
         else:
             tc = -1
-            self.trump_pos = -1
+            self.trump_stock_index = -1
         self.stock = [BIT[c] for c in reversed(rest)]
         self.trump_card = tc
         self.trump = tc // 9 if tc >= 0 else -1
-        self.beaters = tb.beaters[self.trump] if tc >= 0 else ()
+        self.beaters = tables.beaters[self.trump] if tc >= 0 else ()
         self.hands = hands
         self.piles = [0] * n
-        self.tricks = [0] * n
-        self.takers = []
+        self.tricks_taken = [0] * n
+        self.trick_takers = []
         self.last_taker = -1
-        self.seen_up = 0
+        self.seen_face_up = 0
         self.revealed = [0] * n
-        self.down = [0] * n
+        self.face_down = [0] * n
         self.voids = [0] * n
         self.gifts = []
-        if tb.has_specials:
-            self.spec = [tb.special_kind(h) if h else 0 for h in hands]
+        if tables.has_specials:
+            self.special_of = [tables.special_kind(h) if h else 0 for h in hands]
         else:
-            self.spec = [0] * n
-        self.spec_any = any(self.spec)
+            self.special_of = [0] * n
+        self.any_special = any(self.special_of)
         self.first_leader = leader
         self.last_trick = None
-        self.tmask = 0
-        self.upmask = 0
-        self.k = 0
+        self.table_cards = 0
+        self.table_face_up = 0
+        self.set_size = 0
         self.top_seat = -1
         self.top_mask = 0
-        self.spec_kind = 0
-        self.spec_dist = n
-        self.q_seat = -1
-        self.s_seat = -1
-        self.led = 0
+        self.declared_kind = 0
+        self.declared_distance = n
+        self.queen_seat = -1
+        self.catcher_seat = -1
+        self.led_key = 0
         self.best_seat = -1
-        self.best_pow = -1
-        self.forced = 0
+        self.best_power = -1
+        self.forced_card = 0
         if log is not None:
             log.append(
                 DealStarted(
@@ -498,43 +502,48 @@ class GameState:
         self._begin_trick(leader)
 
     def _begin_trick(self, due: int) -> None:
-        # Only what a new trick resets; the lead sets the rest (k, led, top set, best card).
-        self.due = due
+        # Only what a new trick resets; the lead sets the rest (set size, led key, top, best card).
+        self.due_leader = due
         self.leader = due
         self.order = self.order_from[due]
-        self.pos = 0
+        self.turn = 0
         self.plays = []
-        tb = self.tb
-        if tb.follow:
-            self.q_seat = -1
-            self.s_seat = -1
-            if tb.exchange:
+        tables = self.tables
+        if tables.follow:
+            self.queen_seat = -1
+            self.catcher_seat = -1
+            if tables.exchange:
                 hands = self.hands
-                if not hands[due] & tb.plain_mask and hands[self.partner[due]] & tb.plain_mask:
+                if (
+                    not hands[due] & tables.plain_mask
+                    and hands[self.partner[due]] & tables.plain_mask
+                ):
                     self.phase = GIVE
                     return
         else:
-            self.spec_kind = 0
-            self.spec_dist = self.n
+            self.declared_kind = 0
+            self.declared_distance = self.players
         self.phase = LEAD
 
     def _end_trick(self, taker: int, log: Log | None) -> None:
-        tmask = self.tmask
-        self.piles[taker] |= tmask
-        self.tmask = 0
-        self.tricks[taker] += 1
-        self.takers.append(taker)
+        table_cards = self.table_cards
+        self.piles[taker] |= table_cards
+        self.table_cards = 0
+        self.tricks_taken[taker] += 1
+        self.trick_takers.append(taker)
         self.last_taker = taker
-        self.seen_up |= self.upmask
-        self.upmask = 0
-        self.last_trick = (self.leader, self.due, self.plays, taker)
+        self.seen_face_up |= self.table_face_up
+        self.table_face_up = 0
+        self.last_trick = (self.leader, self.due_leader, self.plays, taker)
         hands = self.hands
         if log is not None:
-            log.append(TrickTaken(seat=taker, side=self.side_of[taker], cards=tmask.bit_count()))
+            log.append(
+                TrickTaken(seat=taker, side=self.side_of[taker], cards=table_cards.bit_count())
+            )
         stock = self.stock
         if stock:
             order = self.order_from[taker]
-            k = self.k
+            k = self.set_size
             if k == 1:  # one round (the stock is a multiple of the player count)
                 for s in order:
                     hands[s] |= stock.pop()
@@ -542,23 +551,23 @@ class GameState:
                 for _ in range(min(k, len(stock) // len(order))):
                     for s in order:
                         hands[s] |= stock.pop()
-            tb = self.tb
-            if tb.follow:
-                self.voids = [0] * self.n
-            elif tb.has_specials:
-                sk = tb.special_kind
-                spec = self.spec
-                not_wild = tb.not_wild
-                not_moscow = tb.not_moscow
+            tables = self.tables
+            if tables.follow:
+                self.voids = [0] * self.players
+            elif tables.has_specials:
+                special_kind = tables.special_kind
+                special_of = self.special_of
+                not_wild = tables.not_wild
+                not_moscow = tables.not_moscow
                 for s in order:
                     h = hands[s]
                     r = h & not_wild
                     low = r & -r
                     if r & ~SUIT_MASK[(low.bit_length() - 1) // 9] and h & not_moscow:
-                        spec[s] = 0  # neither of one suit nor of aces and tens: no special
+                        special_of[s] = 0  # neither of one suit nor of aces and tens: no special
                     else:
-                        spec[s] = sk(h)
-                self.spec_any = any(spec)
+                        special_of[s] = special_kind(h)
+                self.any_special = any(special_of)
         if hands[taker]:
             self._begin_trick(taker)
         else:
@@ -566,9 +575,9 @@ class GameState:
 
     def _end_deal(self, queen_side: int, log: Log | None) -> None:
         v = self.variant
-        n = self.n
+        n = self.players
         side_of = self.side_of
-        ns = self.nsides
+        ns = self.side_count
         sides_in = self.sides_in
         tricks = [0] * ns
         cp = [0] * ns
@@ -576,7 +585,7 @@ class GameState:
         side_cards = [0] * ns
         for s in range(n):
             x = side_of[s]
-            tricks[x] += self.tricks[s]
+            tricks[x] += self.tricks_taken[s]
             side_cards[x] |= self.piles[s]
         caught = queen_side >= 0
         eggs = False
@@ -587,14 +596,14 @@ class GameState:
         else:
             for x in sides_in:
                 cp[x] = mask_points(side_cards[x])
-            award, eggs = score_deal(self.tb.scoring[len(sides_in)], cp, tricks, sides_in)
+            award, eggs = score_deal(self.tables.scoring[len(sides_in)], cp, tricks, sides_in)
             best = max(cp)
-        defeat = self.defeat
+        defeat = self.defeat_points
         for x in sides_in:
             defeat[x] += award[x]
         going = sides_going_out(defeat, sides_in, v.out_at)
         result = DealResult(
-            number=self.deal_no,
+            number=self.deal_number,
             dealer=self.dealer,
             trump=_SUITS[self.trump] if self.trump >= 0 else None,
             first_leader=self.first_leader,
@@ -607,7 +616,7 @@ class GameState:
             last_trick_seat=self.last_taker if self.last_taker >= 0 else None,
             out=tuple(sorted(going)) if going else (),
         )
-        self.results.append(result)
+        self.deal_results.append(result)
         winner = -1
         if v.next_deal is NextDeal.WINNER_DEALS:
             # the deal's winner: the first seat from D+1 (before anyone leaves) whose side
@@ -626,7 +635,7 @@ class GameState:
         if going:
             # within one deal: fewer defeat points first, so the last one out is the goat
             for x in sorted(going, key=lambda x: (defeat[x], -x)):
-                self.out.append(x)
+                self.sides_out.append(x)
             for s in range(n):
                 if side_of[s] in going:
                     self.in_game[s] = False
@@ -634,16 +643,16 @@ class GameState:
             self._seat_tables()
         if len(self.sides_in) <= 1:
             self.phase = OVER
-            self.result = MatchResult(
+            self.match_result = MatchResult(
                 defeat_points=tuple(defeat),
                 winners=self.sides_in,
-                losers=tuple(self.out),
-                goat=self.out[-1],
+                losers=tuple(self.sides_out),
+                goat=self.sides_out[-1],
                 goat_with_eggs=self.eggs_fell,
-                deals=self.deal_no,
+                deals=self.deal_number,
             )
             if log is not None:
-                log.append(MatchEnded(self.result))
+                log.append(MatchEnded(self.match_result))
             return
         if self.hold:
             self.phase = HELD
@@ -672,34 +681,34 @@ class GameState:
     def to_move(self) -> int | None:
         ph = self.phase
         if ph == RESPOND:
-            return self.order[self.pos]
+            return self.order[self.turn]
         if ph >= OVER:
             return None
         if ph == RETURN:
-            return self.partner[self.due]
-        return self.due
+            return self.partner[self.due_leader]
+        return self.due_leader
 
     @property
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase]
 
     def trump_card_in_stock(self) -> bool:
-        return self.trump_pos >= 0 and len(self.stock) > self.trump_pos
+        return self.trump_stock_index >= 0 and len(self.stock) > self.trump_stock_index
 
     def deal_done(self, number: int) -> bool:
         """Has deal ``number`` been scored (or the match ended)?"""
-        return len(self.results) >= number
+        return len(self.deal_results) >= number
 
     def legal(self) -> list[CAction]:
         """Every legal compact action of every seat, in a fixed order."""
         ph = self.phase
-        tb = self.tb
+        tables = self.tables
         hands = self.hands
-        if tb.follow:
+        if tables.follow:
             if ph == RESPOND:
-                seat = self.order[self.pos]
+                seat = self.order[self.turn]
                 h = hands[seat]
-                c = h & tb.follow_mask[self.led]
+                c = h & tables.follow_mask[self.led_key]
                 if not c:
                     c = h
                 out = []
@@ -709,9 +718,9 @@ class GameState:
                     c ^= b
                 return out
             if ph == LEAD:
-                seat = self.due
+                seat = self.due_leader
                 h = hands[seat]
-                c = h & tb.plain_mask if self.variant.trump_lead_ban else h
+                c = h & tables.plain_mask if self.variant.trump_lead_ban else h
                 if not c:
                     c = h
                 out = []
@@ -721,28 +730,28 @@ class GameState:
                     c ^= b
                 return out
             if ph == GIVE:
-                seat = self.due
+                seat = self.due_leader
                 return [(seat, V_GIVE, b) for b in bits_of(hands[seat])]
             if ph == RETURN:
-                seat = self.partner[self.due]
-                return [(seat, V_RETURN, b) for b in bits_of(hands[seat] & tb.plain_mask)]
+                seat = self.partner[self.due_leader]
+                return [(seat, V_RETURN, b) for b in bits_of(hands[seat] & tables.plain_mask)]
             if ph == FORCED:
-                return [(self.due, V_LEAD, self.forced)]
+                return [(self.due_leader, V_LEAD, self.forced_card)]
             return []
         if ph == RESPOND:
-            seat = self.order[self.pos]
+            seat = self.order[self.turn]
             h = hands[seat]
-            k = self.k
+            k = self.set_size
             out = [(seat, V_DISCARD, s) for s in subsets_k(h, k)]
             for s in self._beats(h, k):
                 out.append((seat, V_BEAT, s))
         elif ph == LEAD:
-            seat = self.due
+            seat = self.due_leader
             h = hands[seat]
-            out = [(seat, V_LEAD, s) for s in tb.leads_memo.get(h) or tb.leads(h)]
+            out = [(seat, V_LEAD, s) for s in tables.leads_memo.get(h) or tables.leads(h)]
         else:
             return []
-        if self.spec_any:
+        if self.any_special:
             out += self._specials()
         return out
 
@@ -777,15 +786,17 @@ class GameState:
         """The special leads seats may declare now (seat order from the seat due to lead)."""
         out = []
         hands = self.hands
-        spec = self.spec
-        sk = self.spec_kind
-        sd = self.spec_dist
-        dist = self.dist[self.due]
-        kverb = self.kverb
-        for s in self.order_from[self.due]:
-            kind = spec[s]
-            if kind and (kind > sk or (kind == sk and dist[s] < sd)):
-                out.append((s, kverb[kind], hands[s]))
+        special_of = self.special_of
+        declared_kind = self.declared_kind
+        declared_distance = self.declared_distance
+        distance = self.distance[self.due_leader]
+        verb_of_kind = self.verb_of_kind
+        for s in self.order_from[self.due_leader]:
+            kind = special_of[s]
+            if kind and (
+                kind > declared_kind or (kind == declared_kind and distance[s] < declared_distance)
+            ):
+                out.append((s, verb_of_kind[kind], hands[s]))
         return out
 
     def legal_for(self, seat: int) -> list[CAction]:
@@ -799,22 +810,22 @@ class GameState:
         if verb == V_PLAY:
             self.hands[seat] ^= m
             self.plays.append(a)
-            self.tmask |= m
-            self.upmask |= m
+            self.table_cards |= m
+            self.table_face_up |= m
             c = m.bit_length() - 1
-            tb = self.tb
-            p = tb.power[self.led][c]
-            if p > self.best_pow:
-                self.best_pow = p
+            tables = self.tables
+            p = tables.power[self.led_key][c]
+            if p > self.best_power:
+                self.best_power = p
                 self.best_seat = seat
-            if not m & tb.follow_mask[self.led]:
-                self.voids[seat] |= 1 << self.led
+            if not m & tables.follow_mask[self.led_key]:
+                self.voids[seat] |= 1 << self.led_key
             if log is not None:
                 log.append(CardsPlayed(seat, Verb.PLAY, (CARDS[c],), 1))
-            if m & tb.catch_mask and self._queen_caught(seat, m, log):
+            if m & tables.catch_mask and self._queen_caught(seat, m, log):
                 return
-            self.pos += 1
-            if self.pos == len(self.order):
+            self.turn += 1
+            if self.turn == len(self.order):
                 self._end_trick(self.best_seat, log)
         elif verb in (V_DISCARD, V_BEAT):
             self._respond(seat, verb, m, log)
@@ -824,16 +835,16 @@ class GameState:
             partner = self.partner[seat]
             self.hands[seat] ^= m
             self.hands[partner] |= m
-            self.voids[partner] &= ~(1 << self.tb.TRUMP_KEY)
+            self.voids[partner] &= ~(1 << self.tables.TRUMP_KEY)
             self.gifts.append((seat, partner, m))
             self.phase = RETURN
             if log is not None:
                 log.append(CardGiven(seat, partner, CARDS[m.bit_length() - 1]))
         elif verb == V_RETURN:
-            leader = self.due
+            leader = self.due_leader
             self.hands[seat] ^= m
             self.hands[leader] |= m
-            self.forced = m
+            self.forced_card = m
             self.phase = FORCED
             if log is not None:
                 given = self.gifts[-1][2]
@@ -851,57 +862,57 @@ class GameState:
     def _respond(self, seat: int, verb: int, m: int, log: Log | None) -> None:
         """street/moscow: ``seat`` beats (face up, becomes the top set) or discards (face down)."""
         self.hands[seat] ^= m
-        if self.spec[seat]:
-            self.spec[seat] = 0
-            self.spec_any = any(self.spec)
+        if self.special_of[seat]:
+            self.special_of[seat] = 0
+            self.any_special = any(self.special_of)
         self.plays.append((seat, verb, m))
-        self.tmask |= m
+        self.table_cards |= m
         if verb == V_BEAT:
             self.top_seat = seat
             self.top_mask = m
-            self.upmask |= m
+            self.table_face_up |= m
         else:
-            self.down[seat] |= m
+            self.face_down[seat] |= m
         if log is not None:
             log.append(CardsPlayed(seat, VERB_OF_CODE[verb], cards_of(m), m.bit_count()))
-        self.pos += 1
-        if self.pos == len(self.order):
+        self.turn += 1
+        if self.turn == len(self.order):
             self._end_trick(self.top_seat, log)
 
     def _lead(self, seat: int, m: int, log: Log | None) -> None:
         """An ordinary lead by the seat due to lead."""
         self.hands[seat] ^= m
         self.plays = [(seat, V_LEAD, m)]
-        self.tmask = m
-        self.upmask = m
-        self.pos = 1
+        self.table_cards = m
+        self.table_face_up = m
+        self.turn = 1
         self.phase = RESPOND
-        tb = self.tb
+        tables = self.tables
         if log is not None:
             log.append(CardsPlayed(seat, Verb.LEAD, cards_of(m), m.bit_count()))
-        if tb.follow:
+        if tables.follow:
             c = m.bit_length() - 1
-            self.k = 1
-            self.led = tb.key[c]
-            self.best_pow = tb.power[self.led][c]
+            self.set_size = 1
+            self.led_key = tables.key[c]
+            self.best_power = tables.power[self.led_key][c]
             self.best_seat = seat
-            if m & tb.catch_mask:
+            if m & tables.catch_mask:
                 self._queen_caught(seat, m, log)
         else:
-            if self.spec[seat]:
-                self.spec[seat] = 0
-                self.spec_any = any(self.spec)
-            self.k = m.bit_count()
+            if self.special_of[seat]:
+                self.special_of[seat] = 0
+                self.any_special = any(self.special_of)
+            self.set_size = m.bit_count()
             self.top_seat = seat
             self.top_mask = m
 
     def _queen_caught(self, seat: int, m: int, log: Log | None) -> bool:
-        tb = self.tb
-        if m & tb.queen_bit:
-            self.q_seat = seat
+        tables = self.tables
+        if m & tables.queen_bit:
+            self.queen_seat = seat
         else:
-            self.s_seat = seat
-        q, s = self.q_seat, self.s_seat
+            self.catcher_seat = seat
+        q, s = self.queen_seat, self.catcher_seat
         if q < 0 or s < 0 or self.side_of[q] == self.side_of[s]:
             return False
         if log is not None:
@@ -911,35 +922,35 @@ class GameState:
 
     def _declare(self, seat: int, verb: int, m: int, log: Log | None) -> None:
         hands = self.hands
-        spec = self.spec
+        special_of = self.special_of
         plays = self.plays
         if plays:
-            sk = self.tb.special_kind
+            special_kind = self.tables.special_kind
             for s, vb, mm in plays:
                 hands[s] |= mm
                 if vb == V_DISCARD:
-                    self.down[s] &= ~mm
+                    self.face_down[s] &= ~mm
                 else:
                     self.revealed[s] |= mm
             for s, _, _ in plays:
-                spec[s] = sk(hands[s])
+                special_of[s] = special_kind(hands[s])
             if log is not None:
                 log.append(CardsReturned(declarer=seat, verb=VERB_OF_CODE[verb]))
-        kind = spec[seat]
+        kind = special_of[seat]
         hands[seat] ^= m
-        spec[seat] = 0
-        self.spec_any = any(spec)
+        special_of[seat] = 0
+        self.any_special = any(special_of)
         self.leader = seat
         self.order = self.order_from[seat]
-        self.pos = 1
-        self.k = m.bit_count()
+        self.turn = 1
+        self.set_size = m.bit_count()
         self.plays = [(seat, verb, m)]
         self.top_seat = seat
         self.top_mask = m
-        self.tmask = m
-        self.upmask = m
-        self.spec_kind = kind
-        self.spec_dist = self.dist[self.due][seat]
+        self.table_cards = m
+        self.table_face_up = m
+        self.declared_kind = kind
+        self.declared_distance = self.distance[self.due_leader][seat]
         self.phase = RESPOND
         if log is not None:
             log.append(CardsPlayed(seat, VERB_OF_CODE[verb], cards_of(m), m.bit_count()))
@@ -960,31 +971,31 @@ class GameState:
         With ``policy``: ``policy(state, legal)`` picks each action from ``legal()``."""
         if self.phase >= OVER:
             return None
-        number = self.deal_no
+        number = self.deal_number
         self.hold = True
         if policy is not None:
             while self.phase < OVER:
                 self.step(policy(self, self.legal()))
-        elif self.tb.follow:
+        elif self.tables.follow:
             self._playout_follow(rng.random)
         else:
             self._playout_beat(rng.random)
-        return self.results[number - 1]
+        return self.deal_results[number - 1]
 
     def _playout_beat(self, rand: Callable[[], float]) -> None:
         """Uniform random play of a BEAT (street, moscow) deal: the choice ``legal()`` would
         give, without building the list (discards, and single-card beats, are counted)."""
-        tb = self.tb
-        leads_memo = tb.leads_memo
+        tables = self.tables
+        leads_memo = tables.leads_memo
         respond = self._respond
         combos = COMBOS
         hands = self.hands  # the same list until the deal ends (the state is held)
         while self.phase < OVER:
             if self.phase == RESPOND:
-                seat = self.order[self.pos]
+                seat = self.order[self.turn]
                 h = hands[seat]
-                k = self.k
-                sp = self._specials() if self.spec_any else ()
+                k = self.set_size
+                sp = self._specials() if self.any_special else ()
                 if k == 1:
                     nd = h.bit_count()
                     c = h & self.beaters[self.top_mask.bit_length() - 1]
@@ -1020,10 +1031,10 @@ class GameState:
                 else:
                     self.step(sp[r - n])
             else:
-                seat = self.due
+                seat = self.due_leader
                 h = hands[seat]
-                leads = leads_memo.get(h) or tb.leads(h)
-                if self.spec_any:
+                leads = leads_memo.get(h) or tables.leads(h)
+                if self.any_special:
                     sp = self._specials()
                     r = int(rand() * (len(leads) + len(sp)))
                     if r >= len(leads):
@@ -1039,44 +1050,44 @@ class GameState:
         methods take over (the give/return of an exchange, a trick already under way, a caught
         queen, the deal's end). The same choices and the same final state as ``legal()`` +
         ``step()`` (tests compare both from thousands of positions)."""
-        tb = self.tb
-        follow_mask = tb.follow_mask
-        plain = tb.plain_mask
+        tables = self.tables
+        follow_mask = tables.follow_mask
+        plain = tables.plain_mask
         ban = self.variant.trump_lead_ban
-        exchange = tb.exchange
-        catch = tb.catch_mask
-        queen_bit = tb.queen_bit
-        power = tb.power
-        key = tb.key
+        exchange = tables.exchange
+        catch = tables.catch_mask
+        queen_bit = tables.queen_bit
+        power = tables.power
+        key = tables.key
         partner = self.partner
         side_of = self.side_of
         order_from = self.order_from
         # these lists keep their identity until the deal ends (the state is held)
         hands = self.hands
         piles = self.piles
-        tricks = self.tricks
-        takers = self.takers
+        tricks = self.tricks_taken
+        takers = self.trick_takers
         stock = self.stock
-        n = self.n
+        n = self.players
         vlead = V_LEAD
         vplay = V_PLAY
-        self.k = 1
+        self.set_size = 1
         while self.phase < OVER:
             ph = self.phase
             if ph != LEAD and ph != FORCED:
                 acts = self.legal()
                 self.step(acts[int(rand() * len(acts))])
                 continue
-            due = self.due
+            due = self.due_leader
             order = self.order
-            seen_up = self.seen_up
+            seen_face_up = self.seen_face_up
             last_taker = self.last_taker
             last = self.last_trick
             forced = ph == FORCED
             while True:  # one trick, led by `due`
                 h = hands[due]
                 if forced:
-                    c = self.forced  # the card the partner returned
+                    c = self.forced_card  # the card the partner returned
                     forced = False
                 else:
                     c = h & plain if ban else h
@@ -1093,15 +1104,15 @@ class GameState:
                 led = key[card]
                 fm = follow_mask[led]
                 row = power[led]
-                best_pow = row[card]
+                best_power = row[card]
                 best_seat = due
-                tmask = m
-                q_seat = s_seat = -1
+                table_cards = m
+                queen_seat = catcher_seat = -1
                 if m & catch:
                     if m & queen_bit:
-                        q_seat = due
+                        queen_seat = due
                     else:
-                        s_seat = due
+                        catcher_seat = due
                 caught = False
                 for seat in order[1:]:
                     h = hands[seat]
@@ -1115,33 +1126,37 @@ class GameState:
                     m = c & -c
                     hands[seat] = h ^ m
                     plays.append((seat, vplay, m))
-                    tmask |= m
+                    table_cards |= m
                     p = row[m.bit_length() - 1]
-                    if p > best_pow:
-                        best_pow = p
+                    if p > best_power:
+                        best_power = p
                         best_seat = seat
                     if not m & fm:
                         self.voids[seat] |= 1 << led
                     if m & catch:
                         if m & queen_bit:
-                            q_seat = seat
+                            queen_seat = seat
                         else:
-                            s_seat = seat
-                        if q_seat >= 0 and s_seat >= 0 and side_of[q_seat] != side_of[s_seat]:
+                            catcher_seat = seat
+                        if (
+                            queen_seat >= 0
+                            and catcher_seat >= 0
+                            and side_of[queen_seat] != side_of[catcher_seat]
+                        ):
                             caught = True
                             break
-                self.due = self.leader = due
+                self.due_leader = self.leader = due
                 self.order = order
-                self.led = led
-                self.best_pow = best_pow
+                self.led_key = led
+                self.best_power = best_power
                 self.best_seat = best_seat
-                self.q_seat = q_seat
-                self.s_seat = s_seat
+                self.queen_seat = queen_seat
+                self.catcher_seat = catcher_seat
                 if caught:  # the trick in progress, as step() leaves it, then the deal ends
                     self.plays = plays
-                    self.tmask = self.upmask = tmask
-                    self.pos = len(plays) - 1
-                    self.seen_up = seen_up
+                    self.table_cards = self.table_face_up = table_cards
+                    self.turn = len(plays) - 1
+                    self.seen_face_up = seen_face_up
                     self.last_taker = last_taker
                     self.last_trick = last
                     self.phase = RESPOND
@@ -1149,19 +1164,19 @@ class GameState:
                     break
                 # the trick is complete: what _end_trick does
                 taker = best_seat
-                piles[taker] |= tmask
+                piles[taker] |= table_cards
                 tricks[taker] += 1
                 takers.append(taker)
-                seen_up |= tmask
+                seen_face_up |= table_cards
                 if stock:
                     for s in order_from[taker]:
                         hands[s] |= stock.pop()
                     self.voids = [0] * n
                 if not hands[taker]:  # the deal is over
                     self.plays = plays
-                    self.pos = len(plays)
-                    self.tmask = self.upmask = 0
-                    self.seen_up = seen_up
+                    self.turn = len(plays)
+                    self.table_cards = self.table_face_up = 0
+                    self.seen_face_up = seen_face_up
                     self.last_taker = taker
                     self.last_trick = (due, due, plays, taker)
                     self.phase = RESPOND
@@ -1173,15 +1188,15 @@ class GameState:
                 due = taker
                 order = order_from[taker]
                 if exchange and not hands[due] & plain and hands[partner[due]] & plain:
-                    self.due = self.leader = due
+                    self.due_leader = self.leader = due
                     self.order = order
-                    self.pos = 0
+                    self.turn = 0
                     self.plays = []
-                    self.tmask = self.upmask = 0
-                    self.seen_up = seen_up
+                    self.table_cards = self.table_face_up = 0
+                    self.seen_face_up = seen_face_up
                     self.last_taker = taker
                     self.last_trick = last
-                    self.q_seat = self.s_seat = -1
+                    self.queen_seat = self.catcher_seat = -1
                     self.phase = GIVE
                     break
 
@@ -1191,8 +1206,8 @@ class GameState:
         """Mask of the cards ``seat`` cannot place: other hands (except cards it saw returned
         to them or gave them), the stock (except a trump card known to be in it), and other
         seats' face-down cards."""
-        known = self.hands[seat] | self.seen_up | self.upmask | self.down[seat]
-        for s in range(self.n):
+        known = self.hands[seat] | self.seen_face_up | self.table_face_up | self.face_down[seat]
+        for s in range(self.players):
             known |= self.revealed[s] & self.hands[s]
         for giver, receiver, m in self.gifts:
             if giver == seat and self.hands[receiver] & m:
@@ -1206,7 +1221,7 @@ class GameState:
             deal_cards |= p
         for b in self.stock:
             deal_cards |= b
-        deal_cards |= self.tmask
+        deal_cards |= self.table_cards
         return deal_cards & ~known
 
     def determinize(self, seat: int, rng: random.Random, tries: int = 20) -> None:
@@ -1216,7 +1231,7 @@ class GameState:
         playout never sees the real next decks."""
         unseen = self.unseen_by(seat)
         pool = [b for b in bits_of(unseen)]
-        n = self.n
+        n = self.players
         # the places: other hands, the stock, other seats' face-down cards (piles, table)
         hand_slots = [0] * n
         for s in range(n):
@@ -1226,7 +1241,7 @@ class GameState:
         pile_slots = [(self.piles[s] & unseen).bit_count() for s in range(n)]
         table_idx = [i for i, (_, _, m) in enumerate(self.plays) if m & unseen]
         voids = self.voids
-        follow_mask = self.tb.follow_mask
+        follow_mask = self.tables.follow_mask
         forbid = [0] * n
         for s in range(n):
             for key in range(5):
@@ -1270,18 +1285,18 @@ class GameState:
                 got |= b
             i += cnt
             self.plays[j] = (s, vb, got)
-        self.tmask = 0
+        self.table_cards = 0
         for _, _, m in self.plays:
-            self.tmask |= m
-        if self.tb.has_specials:
-            sk = self.tb.special_kind
-            self.spec = [sk(h) if h else 0 for h in self.hands]
-            self.spec_any = any(self.spec)
-        self.decks = self.decks[: self.deal_no]
+            self.table_cards |= m
+        if self.tables.has_specials:
+            special_kind = self.tables.special_kind
+            self.special_of = [special_kind(h) if h else 0 for h in self.hands]
+            self.any_special = any(self.special_of)
+        self.decks = self.decks[: self.deal_number]
         self.seed = rng.random()
 
     # ------------------------------------------------------------------ state as data
 
     def snapshot(self) -> dict[str, Any]:
         """Every field, for tests and debugging (not a save format: use Match.to_json)."""
-        return {name: getattr(self, name) for name in GameState.__slots__ if name != "tb"}
+        return {name: getattr(self, name) for name in GameState.__slots__ if name != "tables"}

@@ -3,7 +3,7 @@
 :func:`basic_policy` picks an action for the seat to move (or an out-of-turn special lead)
 of a :class:`~kozel_rules.state.GameState`. It reads only what that seat may know: its own
 hand, the cards on the table (face-down ones as counts), the face-up cards of the deal
-(``seen_up``), its own face-down cards, the trump, the trick's order and the sides. It is
+(``seen_face_up``), its own face-down cards, the trump, the trick's order and the sides. It is
 used for the ``basic`` level (on an observation's concealed state) and as the rollout policy
 of the ``strong`` level (on sampled worlds, each seat playing from its own hand).
 
@@ -117,13 +117,13 @@ def _higher(st: GameState) -> list[dict[int, int]]:
     """ziege, per led key: trick power -> mask of the cards with more power."""
     r = _HIGHER.get(st.variant.name)
     if r is None:
-        tb = st.tb
+        tables = st.tables
         r = []
-        for row in tb.power:
+        for row in tables.power:
             table: dict[int, int] = {}
             for p in set(row):
                 m = 0
-                for c in tb.deck:
+                for c in tables.deck:
                     if row[c] > p:
                         m |= 1 << c
                 table[p] = m
@@ -148,10 +148,10 @@ def outstanding(st: GameState, seat: int) -> int:
     """Cards ``seat`` cannot place now (other hands, the stock, others' face-down cards),
     computed from what it may know only; the trump card known to lie in the stock is left out
     (nobody can play it this trick)."""
-    known = st.hands[seat] | st.seen_up | st.upmask | st.down[seat]
+    known = st.hands[seat] | st.seen_face_up | st.table_face_up | st.face_down[seat]
     if st.trump_card_in_stock():
         known |= 1 << st.trump_card
-    return st.tb.deck_mask & ~known
+    return st.tables.deck_mask & ~known
 
 
 def basic_policy(st: GameState, legal: list[CAction]) -> CAction:
@@ -159,11 +159,11 @@ def basic_policy(st: GameState, legal: list[CAction]) -> CAction:
     and any seat that may declare a special lead)."""
     if len(legal) == 1:
         return legal[0]
-    if st.spec_any:
+    if st.any_special:
         for a in legal:
             if a[1] in _SPECIAL_VERBS:
                 return a  # declared at once, by the first seat (from the leader) that can
-    if st.tb.follow:
+    if st.tables.follow:
         return _follow_choice(st, legal)
     if st.phase == LEAD:
         return _beat_lead(st, legal)
@@ -180,12 +180,12 @@ def wants_special(st: GameState, a: CAction) -> bool:
 
 
 def _beat_lead(st: GameState, legal: list[CAction]) -> CAction:
-    seat = st.due
+    seat = st.due_leader
     h = st.hands[seat]
     keep, _ = _beat_values(st.variant, st.trump)
     beaters = st.beaters
     out = outstanding(st, seat)
-    top = st.tb.top_card
+    top = st.tables.top_card
     room = st.variant.max_lead - 1
     best = 0
     best_key = (0, 0)
@@ -215,13 +215,13 @@ def _beat_lead(st: GameState, legal: list[CAction]) -> CAction:
 
 
 def _beat_respond(st: GameState, legal: list[CAction]) -> CAction:
-    seat = st.order[st.pos]
+    seat = st.order[st.turn]
     keep, smear = _beat_values(st.variant, st.trump)
     beaters = st.beaters
     side_of = st.side_of
     my_side = side_of[seat]
     opp_after = False
-    for s in st.order[st.pos + 1 :]:
+    for s in st.order[st.turn + 1 :]:
         if side_of[s] != my_side:
             opp_after = True
             break
@@ -242,10 +242,10 @@ def _beat_respond(st: GameState, legal: list[CAction]) -> CAction:
             return (seat, V_DISCARD, max(discards, key=lambda m: _score(m, smear)))
         return (seat, V_DISCARD, min(discards, key=lambda m: _score(m, keep)))
     if beats:
-        hidden = (st.tmask & ~st.upmask).bit_count()
-        trick = mask_points(st.upmask) + _EST_HIDDEN_POINTS * hidden
+        hidden = (st.table_cards & ~st.table_face_up).bit_count()
+        trick = mask_points(st.table_face_up) + _EST_HIDDEN_POINTS * hidden
         # later responders add their cards (discards mostly) to whoever takes the trick
-        later = (len(st.order) - st.pos - 1) * st.k
+        later = (len(st.order) - st.turn - 1) * st.set_size
         best_m = 0
         best_cost = 1e9
         for m in beats:
@@ -265,7 +265,7 @@ def _beat_respond(st: GameState, legal: list[CAction]) -> CAction:
                 best_cost = cost
                 best_m = m
         gain = trick + mask_points(best_m) + 1.5 * later
-        if best_cost <= CHEAP_BEAT * st.k or gain >= BEAT_RATIO * best_cost:
+        if best_cost <= CHEAP_BEAT * st.set_size or gain >= BEAT_RATIO * best_cost:
             return (seat, V_BEAT, best_m)
     return (seat, V_DISCARD, min(discards, key=lambda m: _score(m, keep)))
 
@@ -284,7 +284,7 @@ def _score(m: int, table: tuple[float, ...] | tuple[int, ...]) -> float:
 
 def _follow_choice(st: GameState, legal: list[CAction]) -> CAction:
     keep = _follow_values(st.variant)
-    tb = st.tb
+    tables = st.tables
     ph = st.phase
     seat = st.to_move
     assert seat is not None
@@ -293,7 +293,7 @@ def _follow_choice(st: GameState, legal: list[CAction]) -> CAction:
         return own[0]
     if ph == GIVE:
         # the lowest trump (never the 7♣ or Q♣ while another trump will do)
-        catch = tb.catch_mask
+        catch = tables.catch_mask
         cand = [a for a in own if not a[2] & catch] or own
         return min(cand, key=lambda a: keep[a[2].bit_length() - 1])
     if ph == RETURN:
@@ -307,58 +307,58 @@ def _follow_choice(st: GameState, legal: list[CAction]) -> CAction:
 
 
 def _lead_score(st: GameState, m: int, out: int, keep: tuple[float, ...]) -> float:
-    tb = st.tb
+    tables = st.tables
     c = m.bit_length() - 1
-    if m & tb.plain_mask:
-        key = tb.key[c]
-        higher = _higher(st)[key][tb.power[key][c]] & out & tb.follow_mask[key]
+    if m & tables.plain_mask:
+        key = tables.key[c]
+        higher = _higher(st)[key][tables.power[key][c]] & out & tables.follow_mask[key]
         if not higher and POINTS[c] >= 10:
             return 50.0 + POINTS[c]  # the best card left in its suit
         return -keep[c]
     # only trumps anywhere on our side: lead high to draw trumps, but never the Q♣ while
     # the 7♣ is out
-    if m & tb.queen_bit and out & tb.catcher_bit:
+    if m & tables.queen_bit and out & tables.catcher_bit:
         return -100.0
     return keep[c]
 
 
 def _follow_play(st: GameState, seat: int, own: list[CAction], keep: tuple[float, ...]) -> CAction:
-    tb = st.tb
+    tables = st.tables
     side_of = st.side_of
     my_side = side_of[seat]
     out = outstanding(st, seat)
     # catch the queen: an opponent's Q♣ lies in this trick
-    if st.q_seat >= 0 and side_of[st.q_seat] != my_side:
+    if st.queen_seat >= 0 and side_of[st.queen_seat] != my_side:
         for a in own:
-            if a[2] & tb.catcher_bit:
+            if a[2] & tables.catcher_bit:
                 return a
     opp_after = False
-    for s in st.order[st.pos + 1 :]:
+    for s in st.order[st.turn + 1 :]:
         if side_of[s] != my_side:
             opp_after = True
             break
     cand = own
     # the Q♣ is given away if an opponent's 7♣ lies in this trick, or an opponent after us
     # may hold it
-    seven_here = st.s_seat >= 0 and side_of[st.s_seat] != my_side
-    if seven_here or (opp_after and out & tb.catcher_bit):
-        cand = [a for a in cand if not a[2] & tb.queen_bit] or cand
+    seven_here = st.catcher_seat >= 0 and side_of[st.catcher_seat] != my_side
+    if seven_here or (opp_after and out & tables.catcher_bit):
+        cand = [a for a in cand if not a[2] & tables.queen_bit] or cand
     # keep the 7♣ while the Q♣ is out (or still to come from an opponent)
-    if out & tb.queen_bit and not (st.q_seat >= 0 and side_of[st.q_seat] == my_side):
-        cand = [a for a in cand if not a[2] & tb.catcher_bit] or cand
-    row = tb.power[st.led]
-    higher = _higher(st)[st.led]
-    best_pow = st.best_pow
-    trick = mask_points(st.upmask)
+    if out & tables.queen_bit and not (st.queen_seat >= 0 and side_of[st.queen_seat] == my_side):
+        cand = [a for a in cand if not a[2] & tables.catcher_bit] or cand
+    row = tables.power[st.led_key]
+    higher = _higher(st)[st.led_key]
+    best_power = st.best_power
+    trick = mask_points(st.table_face_up)
     if side_of[st.best_seat] == my_side:
         # partner holds the trick: smear points on it if nobody after us can take it
         safe = not opp_after
         if not safe:
-            safe = not higher[best_pow] & out
+            safe = not higher[best_power] & out
         if safe:
             return max(cand, key=lambda a: POINTS[a[2].bit_length() - 1] * 2 - _k(keep, a))
         return min(cand, key=lambda a: _k(keep, a))
-    winners = [a for a in cand if row[a[2].bit_length() - 1] > best_pow]
+    winners = [a for a in cand if row[a[2].bit_length() - 1] > best_power]
     if winners:
         if not opp_after:
             # last to play for our side: take it with the cheapest winner (points are ours)

@@ -44,14 +44,14 @@ def _bits(m: int) -> list[int]:
 def conceal(st: GameState, seat: int) -> GameState:
     """Turn ``st`` (a private copy, changed in place and returned) into what ``seat`` knows:
     every card it cannot place is put in a canonical place, hidden records are wiped."""
-    n = st.n
+    n = st.players
     hands = st.hands
     # cards shown and taken back that are still held stay known; nothing else of them matters
     for s in range(n):
         st.revealed[s] &= hands[s]
     # exchanges (ziege) this seat took no part in are not known to it
     st.gifts = [g for g in st.gifts if seat in (g[0], g[1])]
-    forced_hidden = st.phase == FORCED and seat not in (st.due, st.partner[st.due])
+    forced_hidden = st.phase == FORCED and seat not in (st.due_leader, st.partner[st.due_leader])
     unseen = st.unseen_by(seat)
     pool = _bits(unseen)  # lowest card first: depends only on which cards are unseen
     i = 0
@@ -76,7 +76,7 @@ def conceal(st: GameState, seat: int) -> GameState:
         i += cnt
         st.piles[s] = (st.piles[s] & ~unseen) | got
     plays = st.plays
-    tmask = 0
+    table_cards = 0
     for j, (s, vb, m) in enumerate(plays):
         if m & unseen:
             got = 0
@@ -85,16 +85,16 @@ def conceal(st: GameState, seat: int) -> GameState:
             i += m.bit_count()
             plays[j] = (s, vb, got)
             m = got
-        tmask |= m
+        table_cards |= m
     assert i == len(pool)
-    st.tmask = tmask
+    st.table_cards = table_cards
     # other seats' face-down cards: only those on the table now (placed canonically above)
     for s in range(n):
         if s != seat:
-            st.down[s] = 0
+            st.face_down[s] = 0
     for s, vb, m in plays:
         if vb == V_DISCARD and s != seat:
-            st.down[s] |= m
+            st.face_down[s] |= m
     # the last trick: other seats' face-down cards are not known
     if st.last_trick is not None:
         ll, ld, lp, lt = st.last_trick
@@ -106,10 +106,10 @@ def conceal(st: GameState, seat: int) -> GameState:
         )
     if forced_hidden:
         _fix_forced(st)
-    tb = st.tb
-    if tb.has_specials:
-        st.spec = [tb.special_kind(h) if h else 0 for h in hands]
-        st.spec_any = any(st.spec)
+    tables = st.tables
+    if tables.has_specials:
+        st.special_of = [tables.special_kind(h) if h else 0 for h in hands]
+        st.any_special = any(st.special_of)
     # nothing of the real decks or of the seed that would shuffle future deals
     st.decks = []
     st.decks_used = []
@@ -120,11 +120,11 @@ def conceal(st: GameState, seat: int) -> GameState:
 def _fix_forced(st: GameState) -> None:
     """ziege, after an exchange the seat did not see: the card the leader must lead is one of
     its plain cards (any one, as far as the seat knows)."""
-    h = st.hands[st.due]
-    if st.forced & h:
+    h = st.hands[st.due_leader]
+    if st.forced_card & h:
         return
-    plain = h & st.tb.plain_mask
-    st.forced = (plain or h) & -(plain or h)
+    plain = h & st.tables.plain_mask
+    st.forced_card = (plain or h) & -(plain or h)
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,7 +165,7 @@ class Observation:
                 break
         if st.phase == GIVE:
             _give_partner_a_plain_card(st, self.seat)
-        if st.phase == FORCED and not st.forced & st.hands[st.due]:
+        if st.phase == FORCED and not st.forced_card & st.hands[st.due_leader]:
             _fix_forced(st)
         return st
 
@@ -178,17 +178,17 @@ def _consistent(st: GameState) -> bool:
     holds no plain card and the partner holds one. A leader to lead without an exchange:
     it holds a plain card or its partner holds none. A trump led: neither the leader nor
     its partner holds a plain card. (A world that breaks this is redrawn.)"""
-    tb = st.tb
-    if not tb.exchange:
+    tables = st.tables
+    if not tables.exchange:
         return True
-    plain = tb.plain_mask
-    lead_plain = st.hands[st.due] & plain
-    partner_plain = st.hands[st.partner[st.due]] & plain
+    plain = tables.plain_mask
+    lead_plain = st.hands[st.due_leader] & plain
+    partner_plain = st.hands[st.partner[st.due_leader]] & plain
     if st.phase == GIVE:
         return not lead_plain and bool(partner_plain)
     if st.phase == LEAD:
         return bool(lead_plain) or not partner_plain
-    if st.phase == RESPOND and st.led == tb.TRUMP_KEY:
+    if st.phase == RESPOND and st.led_key == tables.TRUMP_KEY:
         return not lead_plain and not partner_plain
     return True
 
@@ -196,14 +196,14 @@ def _consistent(st: GameState) -> bool:
 def _give_partner_a_plain_card(st: GameState, seat: int) -> None:
     """Last resort when no sample kept the exchange's premise: swap one of the partner's
     unseen trumps with an unseen plain card held by an opponent."""
-    plain = st.tb.plain_mask
-    partner = st.partner[st.due]
+    plain = st.tables.plain_mask
+    partner = st.partner[st.due_leader]
     if st.hands[partner] & plain or partner == seat:
         return
     unseen = st.unseen_by(seat)
     mine = st.hands[partner] & unseen
-    for s in range(st.n):
-        if s in (seat, partner, st.due):
+    for s in range(st.players):
+        if s in (seat, partner, st.due_leader):
             continue
         theirs = st.hands[s] & unseen & plain
         if theirs and mine:

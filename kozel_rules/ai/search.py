@@ -120,8 +120,8 @@ class Scorer:
 
     def __init__(self, st: GameState, side: int) -> None:
         self.variant = st.variant.name
-        self.players = st.n
-        self.totals = tuple(st.defeat)
+        self.players = st.players
+        self.totals = tuple(st.defeat_points)
         self.sides_in = st.sides_in
         self.side = side
         self.others = [x for x in self.sides_in if x != side]
@@ -159,11 +159,11 @@ def playout_value(world: GameState, action: CAction, score: Scorer, rng: random.
     ``score`` its result."""
     st = world.copy()
     st.hold = True  # stop at the deal's end
-    number = st.deal_no
+    number = st.deal_number
     st.step(action)
     if st.phase < OVER:
         st.playout(rng, _policy)
-    return score(st.results[number - 1])
+    return score(st.deal_results[number - 1])
 
 
 def _policy(st: GameState, legal: list[CAction]) -> CAction:

@@ -152,7 +152,7 @@ def test_concealed_state_hides_other_hands_and_stock() -> None:
     assert placed == sum(low)
     assert st.seed != real.seed and st.decks == [] and st.decks_used == []
     # the shown trump card keeps its known place in the stock
-    assert st.stock[st.trump_pos] == 1 << real.trump_card
+    assert st.stock[st.trump_stock_index] == 1 << real.trump_card
 
 
 @pytest.mark.parametrize(("variant", "players"), CASES)

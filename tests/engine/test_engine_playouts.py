@@ -44,7 +44,7 @@ def cross_check(variant: str, players: int, positions: int) -> int:
         fast, ref = start.copy(), start.copy()
         result = fast.playout(random.Random(seed))
         reference_playout(ref, random.Random(seed))
-        assert result == ref.results[start.deal_no - 1]
+        assert result == ref.deal_results[start.deal_number - 1]
         assert fast.snapshot() == ref.snapshot(), f"{variant}{players} seed {seed}"
         checked += 1
     return checked
@@ -100,18 +100,18 @@ def test_determinize_keeps_counts_and_what_the_seat_knows(variant: str, players:
             assert d.hands[s] & ~unseen == st.hands[s] & ~unseen  # known cards stay put
             assert d.piles[s].bit_count() == st.piles[s].bit_count()
             assert d.piles[s] & ~unseen == st.piles[s] & ~unseen
-            if st.tb.follow:
+            if st.tables.follow:
                 for key in range(5):
                     if st.voids[s] >> key & 1:
-                        assert not d.hands[s] & st.tb.follow_mask[key] or s == seat
+                        assert not d.hands[s] & st.tables.follow_mask[key] or s == seat
         assert len(d.stock) == len(st.stock)
         if st.trump_card_in_stock():
-            assert d.stock[st.trump_pos] == BIT[st.trump_card]
+            assert d.stock[st.trump_stock_index] == BIT[st.trump_card]
         every = 0
-        for m in (*d.hands, *d.piles, d.tmask, *d.stock):
+        for m in (*d.hands, *d.piles, d.table_cards, *d.stock):
             assert not every & m
             every |= m
-        assert every == st.tb.deck_mask
+        assert every == st.tables.deck_mask
         result = d.playout(random.Random(seed))
         assert result is not None
         if not result.queen_caught:

@@ -24,13 +24,13 @@ CASE_IDS = [f"{v}{p}" for v, p in CASES]
 
 def check_cards_accounted(st: GameState) -> None:
     """Every card of the deck is in exactly one place: a hand, a pile, the stock, the table."""
-    places = [*st.hands, *st.piles, st.tmask, *st.stock]
+    places = [*st.hands, *st.piles, st.table_cards, *st.stock]
     union = 0
     total = 0
     for m in places:
         union |= m
         total += m.bit_count()
-    assert union == st.tb.deck_mask
+    assert union == st.tables.deck_mask
     assert total == st.variant.deck_size
 
 
@@ -43,28 +43,28 @@ def play_match(st: GameState, rng: random.Random, max_deals: int = 400) -> int:
         acts = st.legal()
         if st.phase == OVER:
             assert acts == []
-            assert st.result is not None
+            assert st.match_result is not None
             break
         assert acts, "a legal action exists until the match is over"
         assert st.to_move is not None
         if not st.plays and st.phase in (0, 2):  # a trick starts: hands are equal
-            sizes = {st.hands[s].bit_count() for s in range(st.n) if st.in_game[s]}
+            sizes = {st.hands[s].bit_count() for s in range(st.players) if st.in_game[s]}
             assert len(sizes) == 1
             assert len(st.stock) % len(st.order) == 0
         st.step(acts[rng.randrange(len(acts))])
         steps += 1
         check_cards_accounted(st)
-        while results_seen < len(st.results):
-            r = st.results[results_seen]
+        while results_seen < len(st.deal_results):
+            r = st.deal_results[results_seen]
             results_seen += 1
             if r.queen_caught:
-                assert r.card_points == (0,) * st.nsides
+                assert r.card_points == (0,) * st.side_count
                 assert sum(r.defeat_points) == 4
             else:
                 assert sum(r.card_points) == 120
             assert results_seen < max_deals
-    assert st.result.winners and len(st.result.winners) == 1
-    assert set(st.result.losers) | set(st.result.winners) == set(range(st.nsides))
+    assert st.match_result.winners and len(st.match_result.winners) == 1
+    assert set(st.match_result.losers) | set(st.match_result.winners) == set(range(st.side_count))
     return steps
 
 
@@ -75,7 +75,7 @@ def test_thousands_of_random_matches_keep_the_invariants(variant: str, players: 
     for game in range(2000):
         st = GameState.new(variant, players, seed=game)
         play_match(st, rng)
-        deals += len(st.results)
+        deals += len(st.deal_results)
     assert deals >= 2000
 
 
@@ -108,7 +108,7 @@ def visible_cards(m: Match, seat: int | None) -> set[int]:
 
 def check_views(m: Match) -> None:
     st = m._st
-    known_face_up = st.seen_up | st.upmask
+    known_face_up = st.seen_face_up | st.table_face_up
     for seat in (None, *range(m.players)):
         v = m.view(seat)
         if seat is None:
@@ -116,7 +116,7 @@ def check_views(m: Match) -> None:
         else:
             assert {int(c) for c in v.hand} == {c for c in range(36) if st.hands[seat] >> c & 1}
             assert set(v.legal) == set(m.legal_actions(seat))
-        own_down = st.down[seat] if seat is not None else 0
+        own_down = st.face_down[seat] if seat is not None else 0
         for c in visible_cards(m, seat):
             bit = BIT[c]
             assert (
