@@ -37,7 +37,8 @@ from bot.i18n import (
     get_translator,
     negotiate,
 )
-from bot.rules_text import VARIANTS, rules_text, suit_name, variant_name, variant_summary
+from bot.render.rules_text import rules_text, suit_name, variant_name, variant_summary
+from kozel_rules.variant import VARIANTS
 
 ROOT = i18n.REPO_ROOT
 LOCALES = ROOT / "locales"
@@ -429,7 +430,7 @@ def test_loader_survives_a_broken_catalog(
 
 def test_nothing_is_loaded_at_import() -> None:
     code = (
-        "import sys, bot.i18n, bot.rules_text\n"
+        "import sys, bot.i18n, bot.render.rules_text\n"
         "assert 'babel.messages.pofile' not in sys.modules, 'babel imported at import time'\n"
         "assert bot.i18n._translator.cache_info().currsize == 0\n"
         "t = bot.i18n.get_translator('uk')\n"

@@ -7,17 +7,25 @@ import random
 import pytest
 
 from bot.i18n import LANGUAGES, Translator, get_translator
-from bot.render import (
-    SeatInfo,
-    deal_result_text,
-    hand_screen,
-    lobby_screen,
-    match_result_text,
-    table_screen,
+from bot.render.chat import (
+    help_screen,
+    language_screen,
+    rules_screen,
+    score_screen,
+    settings_screen,
 )
+from bot.render.hand import (
+    hand_closed_screen,
+    hand_screen,
+    illegal_text,
+    removed_screen,
+    turn_notice_screen,
+)
+from bot.render.labels import SeatInfo
+from bot.render.lobby import lobby_closed_text, lobby_screen
+from bot.render.results import deal_result_text, match_result_text
+from bot.render.table import table_screen
 from bot.screen import Screen
-from bot.service.chat import help_screen, language_screen, rules_screen, settings_screen
-from bot.service.play import illegal_text
 from kozel_rules.errors import IllegalActionError
 from kozel_rules.match import Match
 
@@ -28,6 +36,8 @@ SEATS = [
     SeatInfo("Gleb"),
 ]
 RULES = ("not-your-turn", "must-follow-suit", "does-not-beat", "no-such-rule")
+JOIN_URL = "https://t.me/kozel_bot?start=j7"
+TIMERS = (0, 30, 60, 120, 300)
 
 
 def played(variant: str, players: int, plies: int, seed: int = 5) -> Match:
@@ -44,19 +54,34 @@ def finished(variant: str, players: int) -> Match:
     return played(variant, players, 100_000)
 
 
+def lobby(t: Translator, variant: str, seats: list[SeatInfo]) -> Screen:
+    return lobby_screen(
+        t,
+        table_id=7,
+        version=3,
+        variant=variant,
+        seats=seats,
+        creator="Anna",
+        join_url=JOIN_URL,
+    )
+
+
 def screens(t: Translator) -> list[str]:
     """The text (and button labels) of every kind of screen, for one language."""
     out: list[Screen | str] = [
-        lobby_screen(t, table_id=7, version=3, variant="moscow", seats=SEATS, creator="Anna"),
-        lobby_screen(t, table_id=7, version=3, variant="ziege", seats=SEATS[:1], creator="Anna"),
+        lobby(t, "moscow", SEATS),
+        lobby(t, "ziege", SEATS[:1]),
+        lobby_closed_text(t, cancelled=True),
+        lobby_closed_text(t, cancelled=False),
         help_screen(t, private=False),
         language_screen(t, t.lang),
-        settings_screen(t, 60),
+        settings_screen(t, 60, TIMERS),
     ]
     out += [rules_screen(t, v) for v in ("ziege", "street", "moscow")]
     for variant, players in (("ziege", 4), ("street", 4), ("moscow", 3)):
         match = played(variant, players, 7)
         out.append(table_screen(t, view=match.view(None), seats=SEATS[:players]))
+        out.append(table_screen(t, view=match.view(None), seats=SEATS[:players], cancelled=True))
         for seat in range(players):
             out.append(
                 hand_screen(
@@ -76,14 +101,20 @@ def screens(t: Translator) -> list[str]:
                 deal_result_text(
                     t,
                     result=deal,
-                    players=players,
+                    view=done.view(None),
                     seats=SEATS[:players],
                     totals=done.defeat_points,
                     sides_in=list(range(done.sides)),
                 )
             )
-        out.append(match_result_text(t, result=done.result, players=players, seats=SEATS[:players]))
+        out.append(
+            match_result_text(t, result=done.result, view=done.view(None), seats=SEATS[:players])
+        )
+        out.append(
+            score_screen(t, view=done.view(None), deals=done.deal_results, seats=SEATS[:players])
+        )
     out += [illegal_text(t, IllegalActionError("x", rule=rule)) for rule in RULES]
+    out += [hand_closed_screen(t, "Club"), turn_notice_screen(t, "Club"), removed_screen(t)]
     texts = []
     for item in out:
         if isinstance(item, Screen):

@@ -1,0 +1,144 @@
+"""Chat-level screens: /help, /rules, /language, /settings, /score and /resetladder."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from kozel_rules.result import DealResult
+from kozel_rules.variant import VARIANTS, get_variant
+from kozel_rules.view import SeatView
+
+from ..callback import Callback, Op
+from ..i18n import LANGUAGE_NAMES, LANGUAGES, Translator
+from ..screen import Button, Screen
+from .labels import SeatInfo, checked, rows_of, side_name
+from .rules_text import rules_text, variant_name
+
+
+def help_screen(t: Translator, *, private: bool) -> Screen:
+    lines = [
+        "🐐 <b>" + t._("Kozel — the card game, in your group chat") + "</b>",
+        "",
+        t._(
+            "Add me to a group, send /newgame, join with a tap; "
+            "your cards come to our private chat."
+        ),
+        "",
+    ]
+    # Command names are not translated: they are what people type.
+    commands = {
+        "newgame": t._("open a table (ziege, street or moscow)"),
+        "cancel": t._("cancel the table (creator or admin)"),
+        "score": t._("the standings of the running match"),
+        "rules": t._("the rules of each variant"),
+        "top": t._("this chat's ladder"),
+        "stats": t._("a player's statistics"),
+        "history": t._("the last matches in this chat"),
+        "settings": t._("turn timer (admins)"),
+        "language": t._("the language I speak here"),
+        "kick": t._("remove a player: reply to their message (creator or admin)"),
+        "resetladder": t._("start a new season of the ladder (admins)"),
+    }
+    lines += [f"/{command} — {text}" for command, text in commands.items()]
+    return Screen.of("\n".join(lines))
+
+
+def rules_screen(t: Translator, variant: str) -> Screen:
+    buttons = [
+        Button(checked(variant_name(t, v), v == variant), Callback(0, 0, Op.RULES, v).encode())
+        for v in VARIANTS
+    ]
+    return Screen.of(rules_text(t, variant), [buttons])
+
+
+def language_screen(t: Translator, current: str) -> Screen:
+    buttons = [
+        Button(
+            checked(LANGUAGE_NAMES[code], code == current),
+            Callback(0, 0, Op.LANGUAGE, code).encode(),
+        )
+        for code in LANGUAGES
+    ]
+    return Screen.of("🌐 " + t._("Choose the language:"), rows_of(buttons, 3))
+
+
+def settings_screen(t: Translator, timeout: int, choices: Sequence[int]) -> Screen:
+    """``choices``: the turn timers offered, in seconds (0: off)."""
+
+    def label(seconds: int) -> str:
+        text = t._("off") if seconds == 0 else t.n_("{n} second", "{n} seconds", seconds)
+        return checked(text, seconds == timeout)
+
+    buttons = [Button(label(s), Callback(0, 0, Op.SETTINGS, f"t{s}").encode()) for s in choices]
+    text = (
+        "⚙️ <b>"
+        + t._("Settings")
+        + "</b>\n"
+        + t._("Turn timer: when a player does not move in time, a computer player moves for them.")
+    )
+    return Screen.of(text, rows_of(buttons, 3))
+
+
+def score_screen(
+    t: Translator, *, view: SeatView, deals: Sequence[DealResult], seats: Sequence[SeatInfo]
+) -> Screen:
+    """/score: each side's defeat points as a bar, then every deal's card and defeat points.
+    ``view`` is the public view, ``deals`` the match's deal results so far."""
+    out_at = get_variant(view.variant).out_at
+    lines = [
+        "🐐 <b>" + t._("Standings — {variant}", variant=variant_name(t, view.variant)) + "</b>"
+    ]
+    for side, points in enumerate(view.defeat_points):
+        bar = "🟥" * min(points, out_at) + "⬜" * max(0, out_at - points)
+        lines.append(f"{side_name(seats, view.sides, side)}: <b>{points}</b>/{out_at} {bar}")
+    if deals:
+        lines += ["", "<b>" + t._("Deals") + "</b>"]
+    for deal in deals:
+        parts = [
+            f"{deal.card_points[side]}→+{deal.defeat_points[side]}"
+            for side in range(len(view.defeat_points))
+        ]
+        extra = (" 🥚" if deal.eggs else "") + (" 👑" if deal.queen_caught else "")
+        lines.append(f"{deal.number}. " + " · ".join(parts) + extra)
+    return Screen.of("\n".join(lines))
+
+
+def reset_screen(t: Translator, *, season: int, yes: str, no: str) -> Screen:
+    text = (
+        "⚠️ <b>"
+        + t._("Reset this chat's ladder?")
+        + "</b>\n"
+        + t._(
+            "Season {n} closes and season {next} starts with a clean ladder. "
+            "Nothing is deleted: /top s{n} and /history s{n} still show season {n}.",
+            n=season,
+            next=season + 1,
+        )
+    )
+    rows = [
+        [
+            Button("✅ " + t._("Start season {n}", n=season + 1), yes),
+            Button("✖️ " + t._("Keep the ladder"), no),
+        ]
+    ]
+    return Screen.of(text, rows)
+
+
+def reset_done_screen(t: Translator, *, old: int, new: int, by: str) -> Screen:
+    return Screen.of(
+        "🆕 <b>"
+        + t._("Season {n} has started", n=new)
+        + "</b>\n"
+        + t._("{name} reset the ladder.", name=escape(by))
+        + " "
+        + t._("Season {n} is kept: /top s{n} · /history s{n}", n=old)
+    )
+
+
+def reset_kept_screen(t: Translator, *, season: int) -> Screen:
+    return Screen.of(t._("The ladder stays as it is (season {n}).", n=season))
+
+
+def reset_stale_screen(t: Translator, *, season: int) -> Screen:
+    return Screen.of(t._("The ladder is in season {n} now.", n=season))

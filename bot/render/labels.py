@@ -1,0 +1,84 @@
+"""The small pieces every screen is made of: names of seats, sides, levels, cards, actions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+
+from kozel_rules.action import Action, Verb
+from kozel_rules.card import Card
+
+from ..i18n import Translator
+from ..screen import Button
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """A seat as the screens show it."""
+
+    name: str
+    ai_level: str | None = None  # set for computer players
+    away: bool = False  # a computer plays for this human for now
+
+    @property
+    def label(self) -> str:
+        mark = "🤖 " if self.ai_level else ""
+        return mark + escape(self.name)
+
+
+def level_name(t: Translator, level: str) -> str:
+    names = {"random": t._("easy"), "basic": t._("medium"), "strong": t._("strong")}
+    return names.get(level, level)
+
+
+def seat_label(t: Translator, seat: SeatInfo) -> str:
+    text = seat.label
+    if seat.ai_level:
+        text += f" ({level_name(t, seat.ai_level)})"
+    if seat.away:
+        text += " 💤"
+    return text
+
+
+def side_members(sides: Sequence[int], side: int) -> tuple[int, ...]:
+    """The seats of ``side``, given the side of each seat (``SeatView.sides``)."""
+    return tuple(seat for seat, own in enumerate(sides) if own == side)
+
+
+def side_label(seats: Sequence[SeatInfo], members: Sequence[int]) -> str:
+    return " & ".join(seats[i].label for i in members)
+
+
+def side_name(seats: Sequence[SeatInfo], sides: Sequence[int], side: int) -> str:
+    """The players of ``side`` by name, partners joined with ``&``."""
+    return side_label(seats, side_members(sides, side))
+
+
+def cards_text(cards: Sequence[Card]) -> str:
+    return " ".join(str(c) for c in cards)
+
+
+def action_label(t: Translator, action: Action) -> str:
+    cards = cards_text(action.cards)
+    labels = {
+        Verb.LEAD: "▶️ " + t._("Lead {cards}", cards=cards),
+        Verb.BEAT: "⚔️ " + t._("Beat with {cards}", cards=cards),
+        Verb.DISCARD: "🂠 "
+        + t.n_("Discard {n} card face down", "Discard {n} cards face down", len(action.cards)),
+        Verb.MOLODKA: "🔥 " + t._("Molodka {cards}", cards=cards),
+        Verb.MOSCOW: "🏛 " + t._("Moscow {cards}", cards=cards),
+        Verb.PLAY: "▶️ " + t._("Play {cards}", cards=cards),
+        Verb.GIVE: "🎁 " + t._("Give {cards} to the partner", cards=cards),
+        Verb.RETURN: "↩️ " + t._("Give {cards} back", cards=cards),
+    }
+    return labels[action.verb]
+
+
+def checked(text: str, chosen: bool) -> str:
+    """A choice button's text, ticked when it is the current choice."""
+    return ("✓ " if chosen else "") + text
+
+
+def rows_of(buttons: Sequence[Button], width: int) -> list[list[Button]]:
+    return [list(buttons[i : i + width]) for i in range(0, len(buttons), width)]

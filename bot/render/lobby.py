@@ -1,0 +1,103 @@
+"""The lobby message: seats, teams, and the buttons that fill and start a table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from kozel_rules.ai import LEVELS
+from kozel_rules.match import Match
+from kozel_rules.variant import VARIANTS, Variant, get_variant
+
+from ..callback import Callback, Op
+from ..i18n import Translator
+from ..screen import Button, Screen
+from .labels import SeatInfo, checked, level_name, seat_label, side_name
+from .rules_text import variant_name
+
+
+def _team_sides(variant: Variant, players: int) -> tuple[int, ...] | None:
+    """The side of each seat when this many players make two teams, else None."""
+    if players != variant.team_players or players not in variant.player_counts:
+        return None
+    # The engine seats the teams; no match exists yet, so ask a fresh one.
+    return Match.new(variant, players=players, seed=0).view(None).sides
+
+
+def _status_line(t: Translator, variant: Variant, players: int) -> str:
+    lo, hi = min(variant.player_counts), max(variant.player_counts)
+    if players < lo:
+        return t.n_("Waiting for {n} more player.", "Waiting for {n} more players.", lo - players)
+    if lo == hi:
+        return t._("The table is full: the creator can start.")
+    return t._(
+        "{n} seated: the creator can start, or wait for more (up to {max}).",
+        n=players,
+        max=hi,
+    )
+
+
+def lobby_screen(
+    t: Translator,
+    *,
+    table_id: int,
+    version: int,
+    variant: str,
+    seats: Sequence[SeatInfo],
+    creator: str,
+    join_url: str,
+    start_key: str = "",
+) -> Screen:
+    """``start_key`` names the seating the Start button refers to (see ``seating_key``);
+    ``join_url`` opens the private chat the cards come to."""
+    rules = get_variant(variant)
+    players = len(seats)
+    lines = [
+        "🐐 <b>" + t._("Kozel — new table") + "</b>",
+        t._("Variant: {variant}", variant=f"<b>{escape(variant_name(t, variant))}</b>"),
+        t._("Opened by {name}", name=escape(creator)),
+        "",
+        "<b>" + t._("Seats") + "</b>",
+    ]
+    lines += [f"{i + 1}. {seat_label(t, s)}" for i, s in enumerate(seats)]
+    if not seats:
+        lines.append("—")
+    sides = _team_sides(rules, players)
+    if sides is not None:
+        lines += [
+            "",
+            t._(
+                "Teams: {a} against {b}", a=side_name(seats, sides, 0), b=side_name(seats, sides, 1)
+            ),
+        ]
+    lines += ["", _status_line(t, rules, players)]
+
+    def cb(op: Op, arg: str = "") -> str:
+        return Callback(table_id, version, op, arg).encode()
+
+    rows: list[list[Button]] = [
+        [Button("✋ " + t._("Join"), cb(Op.JOIN)), Button("🚪 " + t._("Leave"), cb(Op.LEAVE))],
+    ]
+    if players < max(rules.player_counts):
+        rows.append(
+            [Button("🤖 " + level_name(t, lvl), cb(Op.ADD_COMPUTER, lvl)) for lvl in LEVELS]
+        )
+    if any(s.ai_level for s in seats):
+        rows.append([Button("➖🤖 " + t._("Remove a computer player"), cb(Op.REMOVE_COMPUTER))])
+    rows.append(
+        [Button(checked(variant_name(t, v), v == variant), cb(Op.VARIANT, v)) for v in VARIANTS]
+    )
+    rows.append(
+        [
+            Button("▶️ " + t._("Start"), cb(Op.START, start_key)),
+            Button("✖️ " + t._("Cancel"), cb(Op.CANCEL)),
+        ]
+    )
+    rows.append([Button("💬 " + t._("Open my chat to get your cards"), url=join_url)])
+    return Screen.of("\n".join(lines), rows)
+
+
+def lobby_closed_text(t: Translator, *, cancelled: bool) -> str:
+    if cancelled:
+        return "🐐 " + t._("This table was cancelled.")
+    return "🐐 " + t._("The match has started — see the table below.")
