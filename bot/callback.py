@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 
 from kozel_rules.action import Action, Verb
 from kozel_rules.card import CARDS, Card
@@ -27,10 +28,28 @@ _VERB_CODES = {
 }
 _CODE_VERBS = {code: verb for verb, code in _VERB_CODES.items()}
 
-# Operations a button can carry. Lobby ops use the table version; hand ops the match ply.
-LOBBY_OPS = frozenset({"join", "leave", "bot", "var", "start", "cancel", "kick"})
-HAND_OPS = frozenset({"tog", "act", "clr", "back"})
-OTHER_OPS = frozenset({"lang", "rules", "reset", "set"})
+
+class Op(StrEnum):
+    """What a button does. Lobby ops carry the table version; hand ops the match ply."""
+
+    JOIN = "join"
+    LEAVE = "leave"
+    ADD_COMPUTER = "bot"
+    REMOVE_COMPUTER = "unbot"  # not "kick": /kick removes a person
+    VARIANT = "var"
+    START = "start"
+    CANCEL = "cancel"
+    TOGGLE = "tog"
+    ACT = "act"
+    CLEAR = "clr"
+    BACK = "back"
+    LANGUAGE = "lang"
+    RULES = "rules"
+    RESET = "reset"
+    SETTINGS = "set"
+
+
+_OPS = frozenset(Op)
 _ARG = re.compile(r"^[0-9A-Za-z_\-]{0,24}$")
 _ROOT = re.compile(r"^v1:(\d{1,12}):(\d{1,9}):([a-z]{2,6})(?::(.*))?$")
 
@@ -43,7 +62,7 @@ class CallbackDataError(ValueError):
 class Callback:
     table: int
     version: int
-    op: str
+    op: Op
     arg: str = ""
 
     def encode(self) -> str:
@@ -62,9 +81,9 @@ def parse(data: str | None) -> Callback:
     if match is None:
         raise CallbackDataError(f"malformed callback data: {data!r}")
     table, version, op, arg = match.group(1), match.group(2), match.group(3), match.group(4) or ""
-    if op not in LOBBY_OPS | HAND_OPS | OTHER_OPS or not _ARG.match(arg):
+    if op not in _OPS or not _ARG.match(arg):
         raise CallbackDataError(f"unknown callback op: {data!r}")
-    return Callback(int(table), int(version), op, arg)
+    return Callback(int(table), int(version), Op(op), arg)
 
 
 def encode_card(card: Card) -> str:
