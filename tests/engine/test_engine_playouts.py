@@ -71,6 +71,24 @@ def test_playout_holds_the_state_and_leaves_the_original_alone() -> None:
     assert st.playout(random.Random(1)) is None
 
 
+@pytest.mark.parametrize(("variant", "players"), CASES, ids=CASE_IDS)
+def test_copy_has_its_own_lists_and_shares_the_rest(variant: str, players: int) -> None:
+    st = random_position(variant, players, 7)
+    c = st.copy()
+    assert c.snapshot() == st.snapshot()
+    for name in GameState.__slots__:
+        mine, theirs = getattr(c, name), getattr(st, name)
+        if name in GameState.OWN_LISTS:
+            assert mine is not theirs and all(x is y for x, y in zip(mine, theirs, strict=True))
+        else:
+            assert mine is theirs
+            # a list shared by copies is one the state only replaces, never changes
+            assert not isinstance(mine, list) or name == "decks", name
+    before = st.snapshot()
+    c.playout(random.Random(3))
+    assert st.snapshot() == before
+
+
 def test_playout_with_a_policy() -> None:
     st = Match.new("moscow", players=3, seed=2).state_copy()
     calls = []
