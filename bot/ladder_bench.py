@@ -168,14 +168,14 @@ async def fill(
     pool = make_players(rng, players - len(LEVELS), first_id=1000)
     for player in pool:
         if player.user_id is not None:
-            await storage.upsert_user(
+            await storage.users.upsert(
                 UserRecord(player.user_id, player.name, username=f"player{player.user_id}")
             )
-    await storage.upsert_chat(ChatRecord(BENCH_CHAT, "Benchmark club"))
+    await storage.chats.upsert(ChatRecord(BENCH_CHAT, "Benchmark club"))
     chats = [(BENCH_CHAT, matches, pool)]
     for number in range(other_chats):
         chat_id = BENCH_CHAT - 1 - number
-        await storage.upsert_chat(ChatRecord(chat_id, f"Other club {number + 1}"))
+        await storage.chats.upsert(ChatRecord(chat_id, f"Other club {number + 1}"))
         shared = rng.sample([p for p in pool if p.user_id is not None], 8)
         locals_ = make_players(rng, 12, first_id=10_000 + 100 * number)[:12]
         chats.append((chat_id, other_matches, shared + locals_ + pool[-len(LEVELS) :]))
@@ -185,12 +185,12 @@ async def fill(
         season_every = max(1, count // max(1, seasons))
         for index in range(count):
             if chat_id == BENCH_CHAT and index and index % season_every == 0:
-                current = await storage.ladder_season(chat_id)
+                current = await storage.ladder.season(chat_id)
                 if current.season < seasons:
-                    await storage.start_season(chat_id, after=current.season, by=1000)
+                    await storage.ladder.start_season(chat_id, after=current.season, by=1000)
             table_id += 1
             clock += rng.uniform(60, 3600)
-            await storage.record_match(make_match(rng, table_id, chat_id, members, clock))
+            await storage.ladder.record(make_match(rng, table_id, chat_id, members, clock))
     return pool
 
 
@@ -233,7 +233,7 @@ async def run(args: argparse.Namespace) -> int:
         filled = time.perf_counter() - start
         total = args.matches + args.other_chats * args.other_matches
         start = time.perf_counter()
-        rated = await storage.update_ladder(ladder.rate)
+        rated = await storage.ladder.update(ladder.rate)
         rating = time.perf_counter() - start
     finally:
         await storage.close()

@@ -2,14 +2,15 @@
 
 Only this package talks to the database (and imports aiosqlite). Open a store with
 ``await open_storage(path)`` (e.g. in the application's ``post_init``) and ``await
-storage.close()`` it on shutdown; importing this package does no I/O.
+storage.close()`` it on shutdown; importing this package does no I/O. The store's parts are
+``storage.users``, ``storage.chats``, ``storage.tables`` and ``storage.ladder`` (see ``repos``).
 """
 
-from bot.storage.base import (
+from bot.storage.errors import (
     ActiveTableExistsError,
     ConstraintError,
+    SchemaError,
     StaleVersionError,
-    Storage,
     StorageError,
     TableNotFoundError,
 )
@@ -17,12 +18,14 @@ from bot.storage.records import (
     ACTIVE_STATUSES,
     ALL_VARIANTS,
     TABLE_STATUSES,
+    Actor,
     ChatRecord,
     HistoryPage,
     LadderBoard,
     LadderMatch,
     LogEntry,
     LoggedEntry,
+    LogKind,
     MatchPlayerRecord,
     MatchRecord,
     PlayerCard,
@@ -34,10 +37,12 @@ from bot.storage.records import (
     SeatRecord,
     Standing,
     TableRecord,
+    TableStatus,
     Tally,
     UserRecord,
     player_key,
 )
+from bot.storage.repos import ChatRepo, LadderRepo, Storage, TableRepo, UserRepo
 from bot.storage.sqlite import SqliteStorage
 
 
@@ -51,12 +56,16 @@ __all__ = [
     "ALL_VARIANTS",
     "TABLE_STATUSES",
     "ActiveTableExistsError",
+    "Actor",
     "ChatRecord",
+    "ChatRepo",
     "ConstraintError",
     "HistoryPage",
     "LadderBoard",
     "LadderMatch",
+    "LadderRepo",
     "LogEntry",
+    "LogKind",
     "LoggedEntry",
     "MatchPlayerRecord",
     "MatchRecord",
@@ -65,6 +74,7 @@ __all__ = [
     "Rater",
     "Rating",
     "RatingChange",
+    "SchemaError",
     "SeasonRecord",
     "SeatRecord",
     "SqliteStorage",
@@ -74,8 +84,11 @@ __all__ = [
     "StorageError",
     "TableNotFoundError",
     "TableRecord",
+    "TableRepo",
+    "TableStatus",
     "Tally",
     "UserRecord",
+    "UserRepo",
     "open_storage",
     "player_key",
 ]

@@ -12,7 +12,7 @@ import aiosqlite
 import pytest
 from ladder_fixtures import START, free_for_all, teams
 
-from bot.service.ladder import rate
+from bot.service.rating import rate
 from bot.storage import (
     ALL_VARIANTS,
     ChatRecord,
@@ -21,10 +21,11 @@ from bot.storage import (
     RatingChange,
     SqliteStorage,
     TableRecord,
+    TableStatus,
     UserRecord,
     player_key,
 )
-from bot.storage import ladder as sql
+from bot.storage import ladder_queries as sql
 from bot.storage.migrations import MIGRATIONS, apply_migrations, latest_version
 
 
@@ -75,10 +76,10 @@ CHAT = -100
 async def test_a_recorded_match_is_rated_in_its_variant_and_overall(
     storage: SqliteStorage, db_path: str
 ) -> None:
-    match_id = await storage.record_match(teams(1, CHAT, [1, 2], [3, "strong"]), rate=rate)
+    match_id = await storage.ladder.record(teams(1, CHAT, [1, 2], [3, "strong"]), rate=rate)
 
     for scope in ("street", ALL_VARIANTS):
-        lines = {line.player: line for line in await storage.ladder_top(CHAT, 1, scope)}
+        lines = {line.player: line for line in await storage.ladder.top(CHAT, 1, scope)}
         assert set(lines) == {"u1", "u2", "u3", "ai:strong"}
         assert lines["u1"].rating.value > 1000 > lines["u3"].rating.value
         assert lines["u1"].rating.mu > 25 > lines["ai:strong"].rating.mu
@@ -100,7 +101,7 @@ async def test_a_recorded_match_is_rated_in_its_variant_and_overall(
             12,
         )
         assert lines["u2"].last_match_id == match_id
-    assert await storage.ladder_top(CHAT, 1, "moscow") == []
+    assert await storage.ladder.top(CHAT, 1, "moscow") == []
 
     # every seat's rating before and after, per scope
     changes = query(
@@ -122,11 +123,11 @@ async def test_recording_the_same_table_again_counts_once(
     storage: SqliteStorage, db_path: str
 ) -> None:
     record = teams(7, CHAT, [1, 2], [3, 4])
-    first = await storage.record_match(record, rate=rate)
+    first = await storage.ladder.record(record, rate=rate)
     before = dump_ladder(db_path)
-    assert await storage.record_match(copy.deepcopy(record), rate=rate) == first
+    assert await storage.ladder.record(copy.deepcopy(record), rate=rate) == first
     assert dump_ladder(db_path) == before
-    line = await storage.ladder_standing(CHAT, 1, ALL_VARIANTS, "u1")
+    line = await storage.ladder.standing(CHAT, 1, ALL_VARIANTS, "u1")
     assert line is not None and line[1].tally.matches == 1
 
 
@@ -141,15 +142,15 @@ async def test_rating_later_gives_the_same_ladder_as_rating_at_once(tmp_path: Pa
     at_once, later = str(tmp_path / "a.sqlite3"), str(tmp_path / "b.sqlite3")
     store = await SqliteStorage.open(at_once, clock=Clock())
     for match in matches:
-        await store.record_match(match, rate=rate)
+        await store.ladder.record(match, rate=rate)
     await store.close()
     store = await SqliteStorage.open(later, clock=Clock())
     for match in matches:
-        await store.record_match(match)
+        await store.ladder.record(match)
     assert dump_ladder(later) == ([], [])
-    assert await store.update_ladder(rate, CHAT) == 4
-    assert await store.update_ladder(rate) == 1  # the other chat
-    assert await store.update_ladder(rate) == 0
+    assert await store.ladder.update(rate, CHAT) == 4
+    assert await store.ladder.update(rate) == 1  # the other chat
+    assert await store.ladder.update(rate) == 0
     await store.close()
     assert dump_ladder(later) == dump_ladder(at_once)
 
@@ -159,18 +160,18 @@ async def test_a_backlog_is_rated_in_batches_in_order(tmp_path: Path) -> None:
     at_once, batched = str(tmp_path / "a.sqlite3"), str(tmp_path / "b.sqlite3")
     store = await SqliteStorage.open(at_once, clock=Clock())
     for match in matches:
-        await store.record_match(match, rate=rate)
+        await store.ladder.record(match, rate=rate)
     await store.close()
     store = await SqliteStorage.open(batched, clock=Clock())
-    store.ladder_batch = 3
+    store.ladder.batch = 3
     for match in matches[:8]:
-        await store.record_match(match)  # a backlog, as after an upgrade
+        await store.ladder.record(match)  # a backlog, as after an upgrade
     # a new match catches up three older ones; the rest and the new one wait, in order
-    await store.record_match(matches[8], rate=rate)
+    await store.ladder.record(matches[8], rate=rate)
     assert query(batched, "SELECT count(*) FROM matches WHERE in_ladder = 1")[0][0] == 3
-    assert await store.update_ladder(rate, CHAT) == 6
+    assert await store.ladder.update(rate, CHAT) == 6
     for match in matches[9:]:
-        await store.record_match(match, rate=rate)
+        await store.ladder.record(match, rate=rate)
     await store.close()
     assert dump_ladder(batched) == dump_ladder(at_once)
 
@@ -181,10 +182,10 @@ async def test_records_without_sides_do_not_break_the_ladder(storage: SqliteStor
     lonely = teams(2, CHAT, [1, 2], [3, 4])
     for player in lonely.players_list:
         player.side = 0
-    await storage.record_match(empty, rate=rate)
-    await storage.record_match(lonely, rate=rate)
-    await storage.record_match(teams(3, CHAT, [1, 2], [3, 4]), rate=rate)
-    lines = {line.player: line for line in await storage.ladder_top(CHAT, 1, ALL_VARIANTS)}
+    await storage.ladder.record(empty, rate=rate)
+    await storage.ladder.record(lonely, rate=rate)
+    await storage.ladder.record(teams(3, CHAT, [1, 2], [3, 4]), rate=rate)
+    lines = {line.player: line for line in await storage.ladder.top(CHAT, 1, ALL_VARIANTS)}
     assert lines["u1"].tally.matches == 2 and lines["u1"].rating.value > 1000
 
 
@@ -193,7 +194,7 @@ async def test_a_failing_rater_records_nothing(storage: SqliteStorage, db_path: 
         raise RuntimeError("model exploded")
 
     with pytest.raises(RuntimeError):
-        await storage.record_match(teams(1, CHAT, [1, 2], [3, 4]), rate=broken)
+        await storage.ladder.record(teams(1, CHAT, [1, 2], [3, 4]), rate=broken)
     assert query(db_path, "SELECT count(*) FROM matches")[0][0] == 0
     assert dump_ladder(db_path) == ([], [])
 
@@ -201,25 +202,27 @@ async def test_a_failing_rater_records_nothing(storage: SqliteStorage, db_path: 
 async def test_finishing_a_table_records_and_rates_in_one_transaction(
     storage: SqliteStorage, db_path: str
 ) -> None:
-    table = await storage.create_table(
-        TableRecord(id=0, chat_id=CHAT, status="playing", variant="street", creator_id=1, seed=1)
+    table = await storage.tables.create(
+        TableRecord(
+            id=0, chat_id=CHAT, status=TableStatus.PLAYING, variant="street", creator_id=1, seed=1
+        )
     )
     stale = copy.deepcopy(table)
-    table.status = "finished"
-    await storage.save_table(
+    table.status = TableStatus.FINISHED
+    await storage.tables.save(
         table, expected_version=1, match=teams(table.id, CHAT, [1, 2], [3, 4]), rate=rate
     )
-    assert len(await storage.ladder_top(CHAT, 1, ALL_VARIANTS)) == 4
+    assert len(await storage.ladder.top(CHAT, 1, ALL_VARIANTS)) == 4
     with pytest.raises(Exception, match="version"):
-        await storage.save_table(
+        await storage.tables.save(
             stale, expected_version=1, match=teams(table.id + 1, CHAT, [5, 6], [7, 8]), rate=rate
         )
     assert query(db_path, "SELECT count(*) FROM ladder_standings WHERE player = 'u5'")[0][0] == 0
 
 
 async def test_one_computer_level_in_several_seats_is_one_line(storage: SqliteStorage) -> None:
-    await storage.record_match(teams(1, CHAT, [1, "strong"], ["strong", 2]), rate=rate)
-    lines = {line.player: line for line in await storage.ladder_top(CHAT, 1, ALL_VARIANTS)}
+    await storage.ladder.record(teams(1, CHAT, [1, "strong"], ["strong", 2]), rate=rate)
+    lines = {line.player: line for line in await storage.ladder.top(CHAT, 1, ALL_VARIANTS)}
     assert set(lines) == {"u1", "u2", "ai:strong"}
     bot = lines["ai:strong"].tally
     assert (bot.matches, bot.wins, bot.goats) == (2, 1, 1)  # one seat won, one lost
@@ -231,29 +234,29 @@ async def test_one_computer_level_in_several_seats_is_one_line(storage: SqliteSt
 async def test_a_reset_starts_a_season_and_keeps_the_old_one(
     storage: SqliteStorage, db_path: str
 ) -> None:
-    assert (await storage.ladder_season(CHAT)).season == 1
-    await storage.record_match(teams(1, CHAT, [1, 2], [3, 4]), rate=rate)
-    old_top = await storage.ladder_top(CHAT, 1, ALL_VARIANTS)
+    assert (await storage.ladder.season(CHAT)).season == 1
+    await storage.ladder.record(teams(1, CHAT, [1, 2], [3, 4]), rate=rate)
+    old_top = await storage.ladder.top(CHAT, 1, ALL_VARIANTS)
 
-    started = await storage.start_season(CHAT, after=1, by=1)
+    started = await storage.ladder.start_season(CHAT, after=1, by=1)
     assert started is not None and started.season == 2 and started.started_by == 1
-    assert await storage.start_season(CHAT, after=1, by=1) is None  # a second press: stale
-    assert (await storage.ladder_season(CHAT)).season == 2
-    assert (await storage.ladder_season(CHAT, 1)).started_at is None
-    assert await storage.ladder_top(CHAT, 2, ALL_VARIANTS) == []
-    assert await storage.ladder_top(CHAT, 1, ALL_VARIANTS) == old_top
+    assert await storage.ladder.start_season(CHAT, after=1, by=1) is None  # a second press: stale
+    assert (await storage.ladder.season(CHAT)).season == 2
+    assert (await storage.ladder.season(CHAT, 1)).started_at is None
+    assert await storage.ladder.top(CHAT, 2, ALL_VARIANTS) == []
+    assert await storage.ladder.top(CHAT, 1, ALL_VARIANTS) == old_top
 
-    await storage.record_match(teams(2, CHAT, [3, 4], [1, 2]), rate=rate)
-    new_top = await storage.ladder_top(CHAT, 2, ALL_VARIANTS)
+    await storage.ladder.record(teams(2, CHAT, [3, 4], [1, 2]), rate=rate)
+    new_top = await storage.ladder.top(CHAT, 2, ALL_VARIANTS)
     assert {line.player for line in new_top} == {"u1", "u2", "u3", "u4"}
     fresh = {line.player: line for line in new_top}
     # a fresh start: the old winners begin again from the newcomers' rating
     assert all(line.tally.matches == 1 for line in new_top)
     assert fresh["u3"].rating.value > 1000 > fresh["u1"].rating.value
     assert [r["season"] for r in query(db_path, "SELECT season FROM matches ORDER BY id")] == [1, 2]
-    assert [m.season for m in await storage.match_history(chat_id=CHAT, season=1)] == [1]
+    assert [m.season for m in await storage.ladder.history(chat_id=CHAT, season=1)] == [1]
     # other chats are untouched
-    assert (await storage.ladder_season(-5)).season == 1
+    assert (await storage.ladder.season(-5)).season == 1
 
 
 # ------------------------------------------------------------------ queries
@@ -268,27 +271,27 @@ async def test_top_ranks_and_the_callers_line(storage: SqliteStorage) -> None:
             players = [a, a + 1, a + 2, a + 3]
             winners = [players[round_ % 4], players[(round_ + 1) % 4]]
             losers = [p for p in players if p not in winners]
-            await storage.record_match(teams(table_id, CHAT, winners, losers), rate=rate)
-    top = await storage.ladder_top(CHAT, 1, ALL_VARIANTS, limit=100)
-    assert len(top) == 12 == await storage.ladder_size(CHAT, 1, ALL_VARIANTS)
+            await storage.ladder.record(teams(table_id, CHAT, winners, losers), rate=rate)
+    top = await storage.ladder.top(CHAT, 1, ALL_VARIANTS, limit=100)
+    assert len(top) == 12 == await storage.ladder.size(CHAT, 1, ALL_VARIANTS)
     ordering = [(-line.rating.value, -line.tally.matches, line.player) for line in top]
     assert ordering == sorted(ordering)
-    assert [line.player for line in await storage.ladder_top(CHAT, 1, ALL_VARIANTS, 10)] == [
+    assert [line.player for line in await storage.ladder.top(CHAT, 1, ALL_VARIANTS, 10)] == [
         line.player for line in top[:10]
     ]
     for rank, line in enumerate(top, start=1):
-        found = await storage.ladder_standing(CHAT, 1, ALL_VARIANTS, line.player)
+        found = await storage.ladder.standing(CHAT, 1, ALL_VARIANTS, line.player)
         assert found == (rank, line)
-    assert await storage.ladder_standing(CHAT, 1, ALL_VARIANTS, "u999") is None
+    assert await storage.ladder.standing(CHAT, 1, ALL_VARIANTS, "u999") is None
 
 
 async def test_player_lines_results_and_history(storage: SqliteStorage) -> None:
-    await storage.record_match(teams(1, CHAT, [1, 2], [3, 4]), rate=rate)
-    await storage.record_match(free_for_all(2, CHAT, [3, 1, 4]), rate=rate)
-    await storage.record_match(teams(3, CHAT, [3, 4], [1, 2], variant="ziege"), rate=rate)
-    await storage.record_match(teams(4, -200, [1, 5], [6, 7]), rate=rate)
+    await storage.ladder.record(teams(1, CHAT, [1, 2], [3, 4]), rate=rate)
+    await storage.ladder.record(free_for_all(2, CHAT, [3, 1, 4]), rate=rate)
+    await storage.ladder.record(teams(3, CHAT, [3, 4], [1, 2], variant="ziege"), rate=rate)
+    await storage.ladder.record(teams(4, -200, [1, 5], [6, 7]), rate=rate)
 
-    here = await storage.player_standings("u1", CHAT)
+    here = await storage.ladder.player_standings("u1", CHAT)
     assert {(line.season, line.variant) for line in here} == {
         (1, ALL_VARIANTS),
         (1, "street"),
@@ -298,11 +301,11 @@ async def test_player_lines_results_and_history(storage: SqliteStorage) -> None:
     overall = next(line for line in here if line.variant == ALL_VARIANTS)
     assert (overall.tally.matches, overall.tally.wins, overall.tally.goats) == (3, 1, 2)
 
-    everywhere = await storage.player_standings("u1")
+    everywhere = await storage.ladder.player_standings("u1")
     assert {line.chat_id for line in everywhere} == {CHAT, -200}
     assert all(line.variant == ALL_VARIANTS for line in everywhere)
 
-    results = await storage.player_results(CHAT, 1, "u1", limit=10)
+    results = await storage.ladder.player_results(CHAT, 1, "u1", limit=10)
     assert [(r.variant, r.won, r.goat) for r in results] == [
         ("ziege", False, True),
         ("moscow", False, True),
@@ -311,42 +314,42 @@ async def test_player_lines_results_and_history(storage: SqliteStorage) -> None:
     assert results[0].change.after.value == overall.rating.value
     assert [r.change.rank for r in results] == [2, 2, 1]
 
-    history = await storage.match_history(chat_id=CHAT, season=1, limit=2)
+    history = await storage.ladder.history(chat_id=CHAT, season=1, limit=2)
     assert [m.record.table_id for m in history] == [3, 2]
     assert set(history[0].changes) == {0, 1, 2, 3}
     moscow = history[1]
     assert moscow.record.variant == "moscow" and moscow.record.players == 3
     assert sorted(c.rank for c in moscow.changes.values()) == [1, 2, 3]
-    only_street = await storage.match_history(chat_id=CHAT, season=1, variant="street")
+    only_street = await storage.ladder.history(chat_id=CHAT, season=1, variant="street")
     assert [m.record.table_id for m in only_street] == [1]
-    mine = await storage.match_history(user_id=1, limit=3)
+    mine = await storage.ladder.history(user_id=1, limit=3)
     assert [m.record.table_id for m in mine] == [4, 3, 2]
-    assert await storage.match_history(chat_id=CHAT, season=2) == []
+    assert await storage.ladder.history(chat_id=CHAT, season=2) == []
 
 
 async def test_find_user_by_username(storage: SqliteStorage) -> None:
-    await storage.upsert_user(UserRecord(5, "Vera", username="VeraK"))
-    await storage.upsert_user(UserRecord(6, "Gleb"))
-    found = await storage.find_user("@verak")
+    await storage.users.upsert(UserRecord(5, "Vera", username="VeraK"))
+    await storage.users.upsert(UserRecord(6, "Gleb"))
+    found = await storage.users.find_by_username("@verak")
     assert found is not None and found.user_id == 5
-    assert await storage.find_user("gleb") is None
+    assert await storage.users.find_by_username("gleb") is None
 
 
 async def test_a_chat_migration_moves_and_rebuilds_its_ladder(
     storage: SqliteStorage, db_path: str
 ) -> None:
-    await storage.upsert_chat(ChatRecord(-1, "group"))
-    await storage.record_match(teams(1, -1, [1, 2], [3, 4]), rate=rate)
-    await storage.start_season(-1, after=1, by=1)
-    await storage.record_match(teams(2, -1, [3, 4], [1, 2]), rate=rate)
-    before = {season: await storage.ladder_top(-1, season, ALL_VARIANTS) for season in (1, 2)}
-    await storage.migrate_chat(-1, -1001)
+    await storage.chats.upsert(ChatRecord(-1, "group"))
+    await storage.ladder.record(teams(1, -1, [1, 2], [3, 4]), rate=rate)
+    await storage.ladder.start_season(-1, after=1, by=1)
+    await storage.ladder.record(teams(2, -1, [3, 4], [1, 2]), rate=rate)
+    before = {season: await storage.ladder.top(-1, season, ALL_VARIANTS) for season in (1, 2)}
+    await storage.chats.migrate(-1, -1001)
     assert dump_ladder(db_path) == ([], [])  # to be rebuilt from the moved matches
-    assert (await storage.ladder_season(-1001)).season == 2
-    assert (await storage.ladder_season(-1)).season == 1
-    assert await storage.update_ladder(rate, -1001) == 2
+    assert (await storage.ladder.season(-1001)).season == 2
+    assert (await storage.ladder.season(-1)).season == 1
+    assert await storage.ladder.update(rate, -1001) == 2
     for season, lines in before.items():
-        moved = await storage.ladder_top(-1001, season, ALL_VARIANTS)
+        moved = await storage.ladder.top(-1001, season, ALL_VARIANTS)
         assert [(line.player, line.tally, line.rating) for line in moved] == [
             (line.player, line.tally, line.rating) for line in lines
         ]
@@ -354,8 +357,8 @@ async def test_a_chat_migration_moves_and_rebuilds_its_ladder(
 
 async def test_the_ladder_queries_use_their_indexes(storage: SqliteStorage, db_path: str) -> None:
     for table_id in range(1, 30):
-        await storage.record_match(teams(table_id, CHAT, [1, 2], [3, 4]), rate=rate)
-    await storage.record_match(teams(99, -5, [1, 2], [3, 4]), rate=rate)
+        await storage.ladder.record(teams(table_id, CHAT, [1, 2], [3, 4]), rate=rate)
+    await storage.ladder.record(teams(99, -5, [1, 2], [3, 4]), rate=rate)
     plans = {
         "top": (sql.TOP_SQL, (CHAT, 1, "*", 10)),
         "line": (sql.LINE_SQL, (CHAT, "u1", 1, "*")),
@@ -446,12 +449,12 @@ async def test_a_version_1_database_with_matches_upgrades_in_place(db_path: str)
         assert query(db_path, "PRAGMA user_version")[0][0] == latest_version() == 2
         rows = query(db_path, "SELECT id, table_id, season, in_ladder FROM matches ORDER BY id")
         assert [tuple(r) for r in rows] == [(1, 1, 1, 0), (2, 2, 1, 0)]
-        anna = await store.get_user(1)
+        anna = await store.users.get(1)
         assert anna is not None and anna.first_name == "Anna"
-        assert (await store.find_user("ANNA")) == anna  # the new username index works
+        assert (await store.users.find_by_username("ANNA")) == anna  # the new username index works
 
-        assert await store.update_ladder(rate, CHAT) == 2
-        lines = {line.player: line for line in await store.ladder_top(CHAT, 1, ALL_VARIANTS)}
+        assert await store.ladder.update(rate, CHAT) == 2
+        lines = {line.player: line for line in await store.ladder.top(CHAT, 1, ALL_VARIANTS)}
         assert set(lines) == {"u1", "u2", "u3", "ai:basic"}
         assert (lines["u1"].tally.matches, lines["u1"].tally.wins, lines["u1"].tally.goats) == (
             2,
@@ -460,8 +463,8 @@ async def test_a_version_1_database_with_matches_upgrades_in_place(db_path: str)
         )
         assert (lines["u3"].tally.wins, lines["u3"].tally.goats) == (1, 1)
         # new matches continue the same ladder
-        await store.record_match(teams(3, CHAT, [3, "basic"], [1, 2]), rate=rate)
-        line = await store.ladder_standing(CHAT, 1, ALL_VARIANTS, player_key(3, None))
+        await store.ladder.record(teams(3, CHAT, [3, "basic"], [1, 2]), rate=rate)
+        line = await store.ladder.standing(CHAT, 1, ALL_VARIANTS, player_key(3, None))
         assert line is not None and line[1].tally.matches == 3
     finally:
         await store.close()

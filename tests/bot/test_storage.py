@@ -14,11 +14,14 @@ import pytest
 
 from bot.storage import (
     ActiveTableExistsError,
+    Actor,
     ChatRecord,
     ConstraintError,
     LogEntry,
+    LogKind,
     MatchPlayerRecord,
     MatchRecord,
+    SchemaError,
     SeatRecord,
     SqliteStorage,
     StaleVersionError,
@@ -26,13 +29,13 @@ from bot.storage import (
     StorageError,
     TableNotFoundError,
     TableRecord,
+    TableStatus,
     UserRecord,
     open_storage,
 )
 from bot.storage.migrations import (
     MIGRATIONS,
     Migration,
-    SchemaError,
     apply_migrations,
     latest_version,
     split_sql,
@@ -79,7 +82,7 @@ def query(db_path: str, sql: str, params: tuple[object, ...] = ()) -> list[sqlit
 
 
 def new_table(
-    chat_id: int = -100, *, status: str = "lobby", users: tuple[int, ...] = (1,)
+    chat_id: int = -100, *, status: TableStatus = TableStatus.LOBBY, users: tuple[int, ...] = (1,)
 ) -> TableRecord:
     seats = [SeatRecord(seat=i, user_id=u, name=f"player{u}") for i, u in enumerate(users)]
     return TableRecord(
@@ -97,7 +100,7 @@ def full_table(chat_id: int = -100) -> TableRecord:
     return TableRecord(
         id=0,
         chat_id=chat_id,
-        status="playing",
+        status=TableStatus.PLAYING,
         variant="moscow",
         creator_id=11,
         seed=2**31 - 1,
@@ -174,7 +177,7 @@ async def test_open_storage_returns_a_working_sqlite_store_in_wal_mode(db_path: 
     store: Storage = await open_storage(db_path)
     try:
         assert isinstance(store, SqliteStorage)
-        await store.upsert_user(UserRecord(user_id=1, first_name="A"))
+        await store.users.upsert(UserRecord(user_id=1, first_name="A"))
         assert query(db_path, "PRAGMA journal_mode")[0][0] == "wal"
     finally:
         await store.close()
@@ -192,7 +195,7 @@ async def test_a_closed_store_refuses_work(storage: SqliteStorage) -> None:
     await storage.close()
     assert storage.is_closed
     with pytest.raises(StorageError):
-        await storage.get_user(1)
+        await storage.users.get(1)
 
 
 async def test_synchronous_mode_is_checked(db_path: str) -> None:
@@ -293,10 +296,10 @@ def test_split_sql_respects_strings_and_trigger_bodies() -> None:
 
 
 async def test_user_upsert_keeps_the_language_override(storage: SqliteStorage) -> None:
-    assert await storage.get_user(7) is None
-    await storage.upsert_user(UserRecord(user_id=7, first_name="Ann", language_code="en"))
-    await storage.set_user_language(7, "ru")
-    await storage.upsert_user(
+    assert await storage.users.get(7) is None
+    await storage.users.upsert(UserRecord(user_id=7, first_name="Ann", language_code="en"))
+    await storage.users.set_language(7, "ru")
+    await storage.users.upsert(
         UserRecord(
             user_id=7,
             first_name="Anna",
@@ -306,7 +309,7 @@ async def test_user_upsert_keeps_the_language_override(storage: SqliteStorage) -
             private_chat_id=7,
         )
     )
-    assert await storage.get_user(7) == UserRecord(
+    assert await storage.users.get(7) == UserRecord(
         user_id=7,
         first_name="Anna",
         username="anna",
@@ -316,8 +319,8 @@ async def test_user_upsert_keeps_the_language_override(storage: SqliteStorage) -
         private_chat_id=7,
     )
     # a later update without a private chat id does not forget it; can_message is written
-    await storage.upsert_user(UserRecord(user_id=7, first_name="Anna", can_message=False))
-    user = await storage.get_user(7)
+    await storage.users.upsert(UserRecord(user_id=7, first_name="Anna", can_message=False))
+    user = await storage.users.get(7)
     assert user is not None
     assert (user.language, user.private_chat_id, user.can_message, user.username) == (
         "ru",
@@ -326,31 +329,31 @@ async def test_user_upsert_keeps_the_language_override(storage: SqliteStorage) -
         None,
     )
     # an explicit language in the record does replace the override
-    await storage.upsert_user(UserRecord(user_id=7, first_name="Anna", language="uk"))
-    user = await storage.get_user(7)
+    await storage.users.upsert(UserRecord(user_id=7, first_name="Anna", language="uk"))
+    user = await storage.users.get(7)
     assert user is not None and user.language == "uk"
 
 
 async def test_set_user_language_and_can_message(storage: SqliteStorage) -> None:
-    await storage.upsert_user(UserRecord(user_id=8, first_name="Bo"))
-    await storage.set_user_language(8, "de")
-    await storage.set_can_message(8, True)
-    assert await storage.get_user(8) == UserRecord(8, "Bo", language="de", can_message=True)
-    await storage.set_user_language(8, None)
-    await storage.set_can_message(8, False)
-    assert await storage.get_user(8) == UserRecord(8, "Bo")
-    await storage.set_can_message(9, True)  # unknown user: nothing happens
-    assert await storage.get_user(9) is None
+    await storage.users.upsert(UserRecord(user_id=8, first_name="Bo"))
+    await storage.users.set_language(8, "de")
+    await storage.users.set_can_message(8, True)
+    assert await storage.users.get(8) == UserRecord(8, "Bo", language="de", can_message=True)
+    await storage.users.set_language(8, None)
+    await storage.users.set_can_message(8, False)
+    assert await storage.users.get(8) == UserRecord(8, "Bo")
+    await storage.users.set_can_message(9, True)  # unknown user: nothing happens
+    assert await storage.users.get(9) is None
 
 
 # ----------------------------------------------------------------------------------- chats
 
 
 async def test_chat_settings_round_trip(storage: SqliteStorage) -> None:
-    assert await storage.get_chat(-100) is None
+    assert await storage.chats.get(-100) is None
     chat = ChatRecord(chat_id=-100, title="Козёл по пятницам")
-    await storage.upsert_chat(chat)
-    assert await storage.get_chat(-100) == chat
+    await storage.chats.upsert(chat)
+    assert await storage.chats.get(-100) == chat
 
     chat.language = "ru"
     chat.turn_timeout = 0
@@ -360,8 +363,8 @@ async def test_chat_settings_round_trip(storage: SqliteStorage) -> None:
         "banned": [1, 2],
         "note": "♠♥",
     }
-    await storage.upsert_chat(chat)
-    assert await storage.get_chat(-100) == chat
+    await storage.chats.upsert(chat)
+    assert await storage.chats.get(-100) == chat
 
 
 # ---------------------------------------------------------------------------------- tables
@@ -369,26 +372,27 @@ async def test_chat_settings_round_trip(storage: SqliteStorage) -> None:
 
 async def test_create_table_assigns_id_version_and_times(storage: SqliteStorage) -> None:
     table = new_table(users=(1, 2))
-    created = await storage.create_table(table)
+    created = await storage.tables.create(table)
     assert created is table
     assert table.id > 0 and table.version == 1
     assert table.created_at == table.updated_at > 0
-    second = await storage.create_table(new_table(chat_id=-200))
+    second = await storage.tables.create(new_table(chat_id=-200))
     assert second.id != table.id
     with pytest.raises(ValueError):
-        await storage.create_table(table)  # already has an id
+        await storage.tables.create(table)  # already has an id
 
 
 async def test_table_with_seats_and_match_state_round_trips_exactly(
     storage: SqliteStorage,
 ) -> None:
-    table = await storage.create_table(full_table())
-    loaded = await storage.get_table(table.id)
+    table = await storage.tables.create(full_table())
+    loaded = await storage.tables.get(table.id)
     assert loaded == table
     assert loaded is not table
 
     assert loaded is not None
-    loaded.status = "finished"
+    assert type(loaded.status) is TableStatus
+    loaded.status = TableStatus.FINISHED
     loaded.finished_at = 1_700_000_999.75
     loaded.match_state = {"over": True, "defeat_points": [12, 4]}
     loaded.seats[0].selection = []
@@ -397,43 +401,43 @@ async def test_table_with_seats_and_match_state_round_trips_exactly(
     loaded.seats.pop()  # seats are replaced as a whole
     loaded.table_message_id = None
     before = loaded.updated_at
-    saved = await storage.save_table(loaded, expected_version=1)
+    saved = await storage.tables.save(loaded, expected_version=1)
     assert saved is loaded and saved.version == 2 and saved.updated_at > before
-    assert await storage.get_table(table.id) == saved
-    assert await storage.get_table(table.id + 1000) is None
+    assert await storage.tables.get(table.id) == saved
+    assert await storage.tables.get(table.id + 1000) is None
 
 
 async def test_save_table_with_a_stale_version_raises_and_changes_nothing(
     storage: SqliteStorage,
 ) -> None:
-    table = await storage.create_table(full_table())
-    await storage.save_table(table, expected_version=1)  # now version 2
-    stored = await storage.get_table(table.id)
+    table = await storage.tables.create(full_table())
+    await storage.tables.save(table, expected_version=1)  # now version 2
+    stored = await storage.tables.get(table.id)
 
     edited = copy.deepcopy(table)
-    edited.status = "cancelled"
+    edited.status = TableStatus.CANCELLED
     edited.seats = []
     with pytest.raises(StaleVersionError) as info:
-        await storage.save_table(
-            edited, expected_version=1, log=[LogEntry("action", 3, 0, "0 lead K♠")]
+        await storage.tables.save(
+            edited, expected_version=1, log=[LogEntry(LogKind.ACTION, 3, 0, "0 lead K♠")]
         )
     assert (info.value.table_id, info.value.expected, info.value.actual) == (table.id, 1, 2)
     assert edited.version == 2 and edited.status == "cancelled"  # the caller's object untouched
-    assert await storage.get_table(table.id) == stored
-    assert await storage.table_log(table.id) == []
+    assert await storage.tables.get(table.id) == stored
+    assert await storage.tables.log(table.id) == []
 
 
 async def test_save_table_of_an_unknown_table(storage: SqliteStorage) -> None:
     ghost = new_table()
     ghost.id = 404
     with pytest.raises(TableNotFoundError):
-        await storage.save_table(ghost, expected_version=0)
+        await storage.tables.save(ghost, expected_version=0)
 
 
 async def test_concurrent_saves_with_the_same_version_exactly_one_wins(
     storage: SqliteStorage,
 ) -> None:
-    table = await storage.create_table(new_table(users=(1, 2)))
+    table = await storage.tables.create(new_table(users=(1, 2)))
     copies = []
     for n in range(8):
         attempt = copy.deepcopy(table)
@@ -442,8 +446,8 @@ async def test_concurrent_saves_with_the_same_version_exactly_one_wins(
 
     results = await asyncio.gather(
         *(
-            storage.save_table(
-                c, expected_version=1, log=[LogEntry("lobby", None, 1, f"rename {i}")]
+            storage.tables.save(
+                c, expected_version=1, log=[LogEntry(LogKind.LOBBY, None, 1, f"rename {i}")]
             )
             for i, c in enumerate(copies)
         ),
@@ -452,114 +456,129 @@ async def test_concurrent_saves_with_the_same_version_exactly_one_wins(
     winners = [r for r in results if isinstance(r, TableRecord)]
     losers = [r for r in results if isinstance(r, StaleVersionError)]
     assert len(winners) == 1 and len(losers) == 7
-    stored = await storage.get_table(table.id)
+    stored = await storage.tables.get(table.id)
     assert stored == winners[0] and stored.version == 2
-    log = await storage.table_log(table.id)
+    log = await storage.tables.log(table.id)
     assert [e.text for e in log] == [f"rename {copies.index(winners[0])}"]
 
 
 async def test_active_table_queries(storage: SqliteStorage) -> None:
-    lobby = await storage.create_table(new_table(-1, users=(1, 2)))
-    playing = await storage.create_table(new_table(-2, status="playing", users=(3,)))
-    done = await storage.create_table(new_table(-3, status="finished", users=(4, 5)))
-    gone = await storage.create_table(new_table(-1, status="cancelled", users=(6,)))
+    lobby = await storage.tables.create(new_table(-1, users=(1, 2)))
+    playing = await storage.tables.create(new_table(-2, status=TableStatus.PLAYING, users=(3,)))
+    done = await storage.tables.create(new_table(-3, status=TableStatus.FINISHED, users=(4, 5)))
+    gone = await storage.tables.create(new_table(-1, status=TableStatus.CANCELLED, users=(6,)))
 
-    assert await storage.active_table_for_chat(-1) == lobby
-    assert await storage.active_table_for_chat(-2) == playing
-    assert await storage.active_table_for_chat(-3) is None
-    assert await storage.active_table_for_chat(-4) is None
+    assert await storage.tables.active_for_chat(-1) == lobby
+    assert await storage.tables.active_for_chat(-2) == playing
+    assert await storage.tables.active_for_chat(-3) is None
+    assert await storage.tables.active_for_chat(-4) is None
 
-    assert await storage.active_table_for_user(2) == lobby
-    assert await storage.active_table_for_user(3) == playing
-    assert await storage.active_table_for_user(4) is None  # only at a finished table
-    assert await storage.active_table_for_user(6) is None
-    assert await storage.active_table_for_user(99) is None
+    assert await storage.tables.active_for_user(2) == lobby
+    assert await storage.tables.active_for_user(3) == playing
+    assert await storage.tables.active_for_user(4) is None  # only at a finished table
+    assert await storage.tables.active_for_user(6) is None
+    assert await storage.tables.active_for_user(99) is None
 
-    assert await storage.active_tables() == [lobby, playing]
+    assert await storage.tables.active() == [lobby, playing]
 
-    playing.status = "finished"
-    await storage.save_table(playing, expected_version=playing.version)
-    assert await storage.active_tables() == [lobby]
-    assert await storage.active_table_for_user(3) is None
+    playing.status = TableStatus.FINISHED
+    await storage.tables.save(playing, expected_version=playing.version)
+    assert await storage.tables.active() == [lobby]
+    assert await storage.tables.active_for_user(3) is None
     assert (done.id, gone.id) != (0, 0)
 
 
 async def test_a_chat_has_at_most_one_active_table(storage: SqliteStorage) -> None:
-    first = await storage.create_table(new_table(-1))
+    first = await storage.tables.create(new_table(-1))
     with pytest.raises(ActiveTableExistsError):
-        await storage.create_table(new_table(-1, status="playing"))
-    finished = await storage.create_table(new_table(-1, status="finished"))  # not active: fine
-    finished.status = "lobby"
+        await storage.tables.create(new_table(-1, status=TableStatus.PLAYING))
+    finished = await storage.tables.create(
+        new_table(-1, status=TableStatus.FINISHED)
+    )  # not active: fine
+    finished.status = TableStatus.LOBBY
     with pytest.raises(ActiveTableExistsError):
-        await storage.save_table(finished, expected_version=1)
+        await storage.tables.save(finished, expected_version=1)
     assert finished.version == 1
-    first.status = "cancelled"
-    await storage.save_table(first, expected_version=1)
-    assert (await storage.create_table(new_table(-1))).id > finished.id
+    first.status = TableStatus.CANCELLED
+    await storage.tables.save(first, expected_version=1)
+    assert (await storage.tables.create(new_table(-1))).id > finished.id
 
 
 async def test_a_failed_save_writes_no_log_and_no_seats(storage: SqliteStorage) -> None:
-    table = await storage.create_table(new_table(users=(1, 2)))
-    before = await storage.get_table(table.id)
+    table = await storage.tables.create(new_table(users=(1, 2)))
+    before = await storage.tables.get(table.id)
     table.seats.append(SeatRecord(seat=2, user_id=1, name="the same user again"))
     with pytest.raises(ConstraintError):
-        await storage.save_table(
-            table, expected_version=1, log=[LogEntry("lobby", None, 2, "join", by="human")]
+        await storage.tables.save(
+            table,
+            expected_version=1,
+            log=[LogEntry(LogKind.LOBBY, None, 2, "join", by=Actor.PERSON)],
         )
     assert table.version == 1
-    assert await storage.get_table(table.id) == before
-    assert await storage.table_log(table.id) == []
+    assert await storage.tables.get(table.id) == before
+    assert await storage.tables.log(table.id) == []
 
     table.seats.pop()
     table.match_state = {"bad": {1, 2}}  # a set is not JSON
     with pytest.raises(StorageError):
-        await storage.save_table(table, expected_version=1, log=[LogEntry("x", None, None, "y")])
-    assert await storage.get_table(table.id) == before
-    assert await storage.table_log(table.id) == []
+        await storage.tables.save(
+            table, expected_version=1, log=[LogEntry(LogKind.ACTION, None, None, "y")]
+        )
+    assert await storage.tables.get(table.id) == before
+    assert await storage.tables.log(table.id) == []
 
 
 async def test_log_is_written_with_the_table_and_read_back_in_order(
-    storage: SqliteStorage,
+    storage: SqliteStorage, db_path: str
 ) -> None:
-    table = await storage.create_table(new_table(users=(1, 2)))
-    table.status = "playing"
-    await storage.save_table(
+    table = await storage.tables.create(new_table(users=(1, 2)))
+    table.status = TableStatus.PLAYING
+    await storage.tables.save(
         table,
         expected_version=1,
         log=[
-            LogEntry("lobby", None, None, "start", by="human"),
-            LogEntry("deal", 0, None, "deal 1", data={"dealer": 0, "trump": "♥"}),
+            LogEntry(LogKind.LOBBY, None, None, "start", by=Actor.PERSON),
+            LogEntry(LogKind.DEAL, 0, None, "deal 1", data={"dealer": 0, "trump": "♥"}),
         ],
     )
-    await storage.save_table(
+    await storage.tables.save(
         table,
         expected_version=2,
         log=[
-            LogEntry("action", 1, 1, "1 lead K♠ 9♠", by="human"),
-            LogEntry("action", 2, 0, "0 beat 10♠ A♠", by="timeout"),
-            LogEntry("timeout", 2, 0, "seat 0 timed out", by="system"),
+            LogEntry(LogKind.ACTION, 1, 1, "1 lead K♠ 9♠", by=Actor.PERSON),
+            LogEntry(LogKind.ACTION, 2, 0, "0 beat 10♠ A♠", by=Actor.TIMER),
+            LogEntry(LogKind.UNREACHABLE, 2, 0, "seat 0 unreachable", by=Actor.SYSTEM),
         ],
     )
-    other = await storage.create_table(new_table(-9, users=(5,)))
-    await storage.save_table(other, expected_version=1, log=[LogEntry("lobby", None, 0, "x")])
+    other = await storage.tables.create(new_table(-9, users=(5,)))
+    await storage.tables.save(
+        other, expected_version=1, log=[LogEntry(LogKind.LOBBY, None, 0, "x")]
+    )
 
-    log = await storage.table_log(table.id)
+    log = await storage.tables.log(table.id)
     assert [(e.kind, e.ply, e.seat, e.text, e.by) for e in log] == [
         ("lobby", None, None, "start", "human"),
         ("deal", 0, None, "deal 1", "system"),
         ("action", 1, 1, "1 lead K♠ 9♠", "human"),
         ("action", 2, 0, "0 beat 10♠ A♠", "timeout"),
-        ("timeout", 2, 0, "seat 0 timed out", "system"),
+        ("unreachable", 2, 0, "seat 0 unreachable", "system"),
+    ]
+    # read back as the enums, stored as their plain strings
+    assert all(isinstance(e.kind, LogKind) and isinstance(e.by, Actor) for e in log)
+    assert [tuple(r) for r in query(db_path, "SELECT kind, by FROM table_log ORDER BY id")][:3] == [
+        ("lobby", "human"),
+        ("deal", "system"),
+        ("action", "human"),
     ]
     assert log[1].data == {"dealer": 0, "trump": "♥"} and log[0].data is None
     assert all(e.table_id == table.id for e in log)
     assert [e.id for e in log] == sorted(e.id for e in log)
     assert log[0].at < log[2].at  # entries carry their save's timestamp
-    assert [e.text for e in await storage.table_log(table.id, kind="action")] == [
+    assert [e.text for e in await storage.tables.log(table.id, kind=LogKind.ACTION)] == [
         "1 lead K♠ 9♠",
         "0 beat 10♠ A♠",
     ]
-    assert await storage.table_log(table.id, kind="nothing") == []
+    assert await storage.tables.log(table.id, kind=LogKind.KICK) == []
 
 
 # ----------------------------------------------------------------------------- migrate chat
@@ -568,49 +587,49 @@ async def test_log_is_written_with_the_table_and_read_back_in_order(
 async def test_migrate_chat_moves_the_chat_its_tables_and_matches(
     storage: SqliteStorage, db_path: str
 ) -> None:
-    await storage.upsert_chat(ChatRecord(-1, "group", language="ru", settings={"v": 1}))
-    await storage.upsert_chat(ChatRecord(-100777, "supergroup"))  # raced in with defaults
-    old = await storage.create_table(new_table(-1, status="finished"))
-    live = await storage.create_table(new_table(-1, users=(1, 2)))
-    await storage.record_match(match_record(old.id, chat_id=-1))
-    elsewhere = await storage.create_table(new_table(-2, users=(3,)))
+    await storage.chats.upsert(ChatRecord(-1, "group", language="ru", settings={"v": 1}))
+    await storage.chats.upsert(ChatRecord(-100777, "supergroup"))  # raced in with defaults
+    old = await storage.tables.create(new_table(-1, status=TableStatus.FINISHED))
+    live = await storage.tables.create(new_table(-1, users=(1, 2)))
+    await storage.ladder.record(match_record(old.id, chat_id=-1))
+    elsewhere = await storage.tables.create(new_table(-2, users=(3,)))
 
-    await storage.migrate_chat(-1, -100777)
+    await storage.chats.migrate(-1, -100777)
 
-    assert await storage.get_chat(-1) is None
-    assert await storage.get_chat(-100777) == ChatRecord(-100777, "group", "ru", 60, {"v": 1})
-    assert await storage.active_table_for_chat(-1) is None
-    moved = await storage.active_table_for_chat(-100777)
+    assert await storage.chats.get(-1) is None
+    assert await storage.chats.get(-100777) == ChatRecord(-100777, "group", "ru", 60, {"v": 1})
+    assert await storage.tables.active_for_chat(-1) is None
+    moved = await storage.tables.active_for_chat(-100777)
     assert moved is not None and moved.id == live.id and moved.version == live.version
-    old_now = await storage.get_table(old.id)
+    old_now = await storage.tables.get(old.id)
     assert old_now is not None and old_now.chat_id == -100777
     assert [r["chat_id"] for r in query(db_path, "SELECT chat_id FROM matches")] == [-100777]
-    assert (await storage.get_table(elsewhere.id)) == elsewhere
+    assert (await storage.tables.get(elsewhere.id)) == elsewhere
 
     # a save from a copy loaded before the migration does not move the table back
     live.seats.pop()
-    await storage.save_table(live, expected_version=live.version)
+    await storage.tables.save(live, expected_version=live.version)
     assert live.chat_id == -100777
-    assert (await storage.get_table(live.id)) == live
+    assert (await storage.tables.get(live.id)) == live
 
 
 async def test_migrate_chat_without_a_chat_row_still_moves_tables(storage: SqliteStorage) -> None:
-    table = await storage.create_table(new_table(-5))
-    await storage.migrate_chat(-5, -1005)
-    moved = await storage.get_table(table.id)
+    table = await storage.tables.create(new_table(-5))
+    await storage.chats.migrate(-5, -1005)
+    moved = await storage.tables.get(table.id)
     assert moved is not None and moved.chat_id == -1005
-    assert await storage.get_chat(-1005) is None
-    await storage.migrate_chat(-1005, -1005)  # same id: nothing to do
+    assert await storage.chats.get(-1005) is None
+    await storage.chats.migrate(-1005, -1005)  # same id: nothing to do
 
 
 async def test_migrate_chat_refuses_to_merge_two_active_tables(storage: SqliteStorage) -> None:
-    a = await storage.create_table(new_table(-1))
-    b = await storage.create_table(new_table(-100999))
-    await storage.upsert_chat(ChatRecord(-1, "g"))
+    a = await storage.tables.create(new_table(-1))
+    b = await storage.tables.create(new_table(-100999))
+    await storage.chats.upsert(ChatRecord(-1, "g"))
     with pytest.raises(ActiveTableExistsError):
-        await storage.migrate_chat(-1, -100999)
-    assert await storage.get_table(a.id) == a and await storage.get_table(b.id) == b
-    assert await storage.get_chat(-1) == ChatRecord(-1, "g")
+        await storage.chats.migrate(-1, -100999)
+    assert await storage.tables.get(a.id) == a and await storage.tables.get(b.id) == b
+    assert await storage.chats.get(-1) == ChatRecord(-1, "g")
 
 
 # ---------------------------------------------------------------------------------- ladder
@@ -620,7 +639,7 @@ async def test_record_match_stores_the_match_and_its_players(
     storage: SqliteStorage, db_path: str
 ) -> None:
     record = match_record(table_id=42)
-    match_id = await storage.record_match(record)
+    match_id = await storage.ladder.record(record)
     assert match_id > 0
 
     (row,) = query(db_path, "SELECT * FROM matches")
@@ -658,9 +677,9 @@ async def test_record_match_stores_the_match_and_its_players(
     ] == record.players_list
 
     # the same table again (a retry after a crash) counts once
-    assert await storage.record_match(match_record(table_id=42)) == match_id
+    assert await storage.ladder.record(match_record(table_id=42)) == match_id
     assert query(db_path, "SELECT count(*) FROM match_players")[0][0] == 4
-    assert await storage.record_match(match_record(table_id=43)) != match_id
+    assert await storage.ladder.record(match_record(table_id=43)) != match_id
 
     # the ladder's indexes exist
     indexes = {r[0] for r in query(db_path, "SELECT name FROM sqlite_master WHERE type='index'")}
@@ -670,17 +689,17 @@ async def test_record_match_stores_the_match_and_its_players(
 async def test_finishing_a_table_and_recording_its_match_is_one_transaction(
     storage: SqliteStorage, db_path: str
 ) -> None:
-    table = await storage.create_table(new_table(users=(11, 22)))
+    table = await storage.tables.create(new_table(users=(11, 22)))
     stale = copy.deepcopy(table)
-    table.status = "finished"
-    await storage.save_table(
+    table.status = TableStatus.FINISHED
+    await storage.tables.save(
         table,
         expected_version=1,
-        log=[LogEntry("match", None, None, "over")],
+        log=[LogEntry(LogKind.MATCH, None, None, "over")],
         match=match_record(table.id),
     )
     with pytest.raises(StaleVersionError):
-        await storage.save_table(stale, expected_version=1, match=match_record(table.id + 1))
+        await storage.tables.save(stale, expected_version=1, match=match_record(table.id + 1))
     assert [r["table_id"] for r in query(db_path, "SELECT table_id FROM matches")] == [table.id]
 
 
@@ -689,11 +708,13 @@ async def test_finishing_a_table_and_recording_its_match_is_one_transaction(
 
 async def test_everything_survives_closing_and_reopening(db_path: str) -> None:
     store = await SqliteStorage.open(db_path)
-    await store.upsert_user(UserRecord(1, "Ann", "ann", "en", "ru", True, 1))
-    await store.upsert_chat(ChatRecord(-100, "group", "de", 90, {"variant": "ziege"}))
-    table = await store.create_table(full_table())
-    await store.save_table(table, expected_version=1, log=[LogEntry("action", 1, 0, "0 lead 9♠")])
-    await store.record_match(match_record(table.id))
+    await store.users.upsert(UserRecord(1, "Ann", "ann", "en", "ru", True, 1))
+    await store.chats.upsert(ChatRecord(-100, "group", "de", 90, {"variant": "ziege"}))
+    table = await store.tables.create(full_table())
+    await store.tables.save(
+        table, expected_version=1, log=[LogEntry(LogKind.ACTION, 1, 0, "0 lead 9♠")]
+    )
+    await store.ladder.record(match_record(table.id))
     await store.close()
 
     # committed data is in the file, readable by another connection, before and after reopening
@@ -701,13 +722,13 @@ async def test_everything_survives_closing_and_reopening(db_path: str) -> None:
 
     store = await SqliteStorage.open(db_path)
     try:
-        assert await store.get_user(1) == UserRecord(1, "Ann", "ann", "en", "ru", True, 1)
-        assert await store.get_chat(-100) == ChatRecord(
+        assert await store.users.get(1) == UserRecord(1, "Ann", "ann", "en", "ru", True, 1)
+        assert await store.chats.get(-100) == ChatRecord(
             -100, "group", "de", 90, {"variant": "ziege"}
         )
-        assert await store.get_table(table.id) == table
-        assert await store.active_tables() == [table]
-        assert [e.text for e in await store.table_log(table.id)] == ["0 lead 9♠"]
+        assert await store.tables.get(table.id) == table
+        assert await store.tables.active() == [table]
+        assert [e.text for e in await store.tables.log(table.id)] == ["0 lead 9♠"]
     finally:
         await store.close()
 
@@ -715,13 +736,13 @@ async def test_everything_survives_closing_and_reopening(db_path: str) -> None:
 async def test_a_commit_is_visible_to_another_connection_while_the_store_is_open(
     storage: SqliteStorage, db_path: str
 ) -> None:
-    table = await storage.create_table(new_table())
-    await storage.save_table(table, expected_version=1)
+    table = await storage.tables.create(new_table())
+    await storage.tables.save(table, expected_version=1)
     assert query(db_path, "SELECT version FROM game_tables WHERE id = ?", (table.id,))[0][0] == 2
 
 
 async def test_reads_never_see_a_half_done_write(storage: SqliteStorage) -> None:
-    table = await storage.create_table(new_table(users=(1, 2, 3, 4)))
+    table = await storage.tables.create(new_table(users=(1, 2, 3, 4)))
     edited = copy.deepcopy(table)
     edited.seats = [
         SeatRecord(seat=i, user_id=None, name=f"c{i}", ai_level="basic") for i in range(4)
@@ -730,9 +751,9 @@ async def test_reads_never_see_a_half_done_write(storage: SqliteStorage) -> None
     # never between deleting the old seats and inserting the new ones.
     reads = 0
     for _ in range(5):
-        save = asyncio.create_task(storage.save_table(edited, expected_version=edited.version))
+        save = asyncio.create_task(storage.tables.save(edited, expected_version=edited.version))
         while not save.done():
-            seen = await storage.get_table(table.id)
+            seen = await storage.tables.get(table.id)
             reads += 1
             assert seen is not None
             assert seen.seats in (table.seats, edited.seats)
@@ -741,17 +762,17 @@ async def test_reads_never_see_a_half_done_write(storage: SqliteStorage) -> None
 
 
 async def test_a_cancelled_save_leaves_a_consistent_usable_store(storage: SqliteStorage) -> None:
-    table = await storage.create_table(new_table(users=(1, 2)))
+    table = await storage.tables.create(new_table(users=(1, 2)))
     for steps in range(0, 40, 3):
-        current = await storage.get_table(table.id)
+        current = await storage.tables.get(table.id)
         assert current is not None
         attempt = copy.deepcopy(current)
         attempt.seats = [SeatRecord(seat=0, user_id=None, name=f"step {steps}", ai_level="basic")]
         save = asyncio.create_task(
-            storage.save_table(
+            storage.tables.save(
                 attempt,
                 expected_version=current.version,
-                log=[LogEntry("action", steps, 0, f"step {steps}")],
+                log=[LogEntry(LogKind.ACTION, steps, 0, f"step {steps}")],
             )
         )
         for _ in range(steps):
@@ -759,14 +780,14 @@ async def test_a_cancelled_save_leaves_a_consistent_usable_store(storage: Sqlite
         save.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await save
-        stored = await storage.get_table(table.id)
+        stored = await storage.tables.get(table.id)
         assert stored is not None
-        log = [e.text for e in await storage.table_log(table.id)]
+        log = [e.text for e in await storage.tables.log(table.id)]
         if stored.version == current.version:  # rolled back: nothing of it is visible
             assert stored.seats == current.seats and f"step {steps}" not in log
         else:  # committed before the cancel landed: all of it is visible
             assert stored.version == current.version + 1
             assert stored.seats == attempt.seats and log[-1] == f"step {steps}"
     # the connection is not stuck inside a transaction
-    await storage.upsert_user(UserRecord(1, "still works"))
-    assert await storage.get_user(1) == UserRecord(1, "still works")
+    await storage.users.upsert(UserRecord(1, "still works"))
+    assert await storage.users.get(1) == UserRecord(1, "still works")

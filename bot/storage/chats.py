@@ -1,0 +1,60 @@
+"""``ChatRepo`` on SQLite."""
+
+from __future__ import annotations
+
+from bot.storage import ladder_rating
+from bot.storage.db import Database
+from bot.storage.records import ChatRecord
+from bot.storage.rows import CHAT_COLUMNS, chat_from_row, chat_values, fetchone, marks
+
+
+class SqliteChats:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def get(self, chat_id: int) -> ChatRecord | None:
+        async with self._db.read() as conn:
+            row = await fetchone(
+                conn, f"SELECT {CHAT_COLUMNS} FROM chats WHERE chat_id = ?", (chat_id,)
+            )
+        return None if row is None else chat_from_row(row)
+
+    async def upsert(self, chat: ChatRecord) -> None:
+        now = self._db.clock()
+        values = (*chat_values(chat), now, now)
+        async with self._db.write() as conn:
+            await conn.execute(
+                f"""
+                INSERT INTO chats ({CHAT_COLUMNS}, created_at, updated_at)
+                VALUES ({marks(len(values))})
+                ON CONFLICT (chat_id) DO UPDATE SET
+                    title = excluded.title,
+                    language = excluded.language,
+                    turn_timeout = excluded.turn_timeout,
+                    settings = excluded.settings,
+                    updated_at = excluded.updated_at
+                """,
+                values,
+            )
+
+    async def migrate(self, old_chat_id: int, new_chat_id: int) -> None:
+        if old_chat_id == new_chat_id:
+            return
+        now = self._db.clock()
+        async with self._db.write() as conn:
+            old = await fetchone(conn, "SELECT 1 FROM chats WHERE chat_id = ?", (old_chat_id,))
+            if old is not None:
+                # The old row carries what the admins chose; a row already made for the new id
+                # (by an update that raced the migration) only holds defaults.
+                await conn.execute("DELETE FROM chats WHERE chat_id = ?", (new_chat_id,))
+                await conn.execute(
+                    "UPDATE chats SET chat_id = ?, updated_at = ? WHERE chat_id = ?",
+                    (new_chat_id, now, old_chat_id),
+                )
+            await conn.execute(
+                "UPDATE game_tables SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
+            )
+            await conn.execute(
+                "UPDATE matches SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
+            )
+            await ladder_rating.move_chat(conn, old_chat_id, new_chat_id)

@@ -1,0 +1,128 @@
+"""The SQLite connection: opening it, its pragmas, and the read and write transactions.
+
+Durability: WAL journal with ``synchronous=FULL`` by default, so a transaction is on disk (the WAL
+is fsynced) when ``commit`` returns and survives a power cut as well as a process crash. With WAL,
+``NORMAL`` is also safe against corruption and against process crashes, but the last commits can
+be lost on power failure or an OS crash, after the bot may already have told players about them.
+Our writes are small and human-paced (one per accepted action), so one fsync per commit is cheap;
+pass ``synchronous="NORMAL"`` to ``open`` to trade that guarantee for speed.
+
+Concurrency: every operation, read or write, runs under one ``asyncio.Lock`` inside its own
+transaction (``BEGIN IMMEDIATE`` for writes, ``BEGIN`` for reads), so coroutines never see or
+interleave each other's half-done transactions, and multi-statement reads (a table and its seats)
+come from one snapshot. aiosqlite runs everything on one thread anyway, so the lock costs nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+
+import aiosqlite
+
+from bot.storage.errors import ActiveTableExistsError, ConstraintError, StorageError
+from bot.storage.migrations import apply_migrations
+from bot.storage.rows import fetchone
+
+Connection = aiosqlite.Connection
+Clock = Callable[[], float]
+
+SYNCHRONOUS_MODES = ("FULL", "NORMAL", "EXTRA")
+BUSY_TIMEOUT_MS = 5000
+
+
+class Database:
+    """One aiosqlite connection and the lock its transactions take turns on."""
+
+    def __init__(self, conn: Connection, *, path: str, clock: Clock = time.time) -> None:
+        self._conn: Connection | None = conn
+        self._lock = asyncio.Lock()
+        self.clock = clock
+        """Epoch seconds for the times the store writes (tests pass their own)."""
+        self.path = path
+
+    @classmethod
+    async def open(
+        cls, path: str, *, synchronous: str = "FULL", clock: Clock = time.time
+    ) -> Database:
+        """Open (creating if needed) the database at ``path`` and bring its schema up to date.
+
+        ``":memory:"`` gives a private in-memory database (no WAL), handy in tests.
+        """
+        synchronous = synchronous.upper()
+        if synchronous not in SYNCHRONOUS_MODES:
+            raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}, not {synchronous!r}")
+        in_memory = path == ":memory:"
+        if not in_memory:
+            directory = os.path.dirname(os.path.abspath(path))
+            os.makedirs(directory, exist_ok=True)
+        conn = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            conn.row_factory = aiosqlite.Row
+            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            row = await fetchone(conn, "PRAGMA journal_mode = WAL")
+            mode = None if row is None else row[0]
+            if not in_memory and str(mode).lower() != "wal":
+                raise StorageError(f"could not switch {path!r} to WAL journal mode (got {mode!r})")
+            await conn.execute(f"PRAGMA synchronous = {synchronous}")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            await apply_migrations(conn)
+        except BaseException:
+            await conn.close()
+            raise
+        return cls(conn, path=path, clock=clock)
+
+    async def close(self) -> None:
+        """Close the connection (waiting for a running operation first). Safe to call twice."""
+        async with self._lock:
+            conn, self._conn = self._conn, None
+            if conn is None:
+                return
+            try:
+                await conn.execute("PRAGMA optimize")
+            finally:
+                await conn.close()
+
+    @property
+    def is_closed(self) -> bool:
+        return self._conn is None
+
+    @asynccontextmanager
+    async def _transaction(self, *, write: bool) -> AsyncIterator[Connection]:
+        async with self._lock:
+            conn = self._conn
+            if conn is None:
+                raise StorageError("storage is closed")
+            try:
+                await conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                yield conn
+                await conn.commit()
+            except BaseException:
+                # Queued behind anything still running on the connection's thread, so it runs
+                # even if this coroutine was cancelled; a no-op when no transaction is open.
+                await conn.rollback()
+                raise
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[Connection]:
+        """A write transaction; a broken constraint comes out as a ``StorageError``."""
+        try:
+            async with self._transaction(write=True) as conn:
+                yield conn
+        except sqlite3.IntegrityError as exc:
+            raise _constraint_error(exc) from exc
+
+    def read(self) -> AbstractAsyncContextManager[Connection]:
+        """A read transaction: every query in it sees one snapshot."""
+        return self._transaction(write=False)
+
+
+def _constraint_error(exc: sqlite3.IntegrityError) -> StorageError:
+    message = str(exc)
+    if "game_tables.chat_id" in message:
+        return ActiveTableExistsError("the chat already has an active table")
+    return ConstraintError(message)

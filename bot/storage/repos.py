@@ -1,0 +1,232 @@
+"""The storage interface the service layer codes against: one small protocol per aggregate.
+
+Nothing here knows about a particular database: ``SqliteStorage`` implements these today, and a
+server-database backend can implement them later without touching callers. Every method is a
+coroutine; every write is one transaction and is durable when it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from bot.storage.records import (
+    ChatRecord,
+    HistoryPage,
+    LadderBoard,
+    LadderMatch,
+    LogEntry,
+    LoggedEntry,
+    LogKind,
+    MatchRecord,
+    PlayerCard,
+    PlayerResult,
+    Rater,
+    SeasonRecord,
+    Standing,
+    TableRecord,
+    UserRecord,
+)
+
+
+class UserRepo(Protocol):
+    async def get(self, user_id: int) -> UserRecord | None: ...
+
+    async def upsert(self, user: UserRecord) -> None:
+        """Insert the user, or update first_name/username/language_code/can_message and
+        private_chat_id. ``language`` (the /language override) and ``private_chat_id`` are only
+        overwritten by a non-None value."""
+        ...
+
+    async def set_language(self, user_id: int, language: str | None) -> None:
+        """Set or clear (None) the user's language override. No-op for an unknown user."""
+        ...
+
+    async def set_can_message(self, user_id: int, can: bool) -> None:
+        """No-op for an unknown user."""
+        ...
+
+    async def find_by_username(self, username: str) -> UserRecord | None:
+        """The user with this @username (case-insensitive, with or without the @), if seen."""
+        ...
+
+
+class ChatRepo(Protocol):
+    async def get(self, chat_id: int) -> ChatRecord | None: ...
+
+    async def upsert(self, chat: ChatRecord) -> None:
+        """Insert the chat or overwrite all its fields with the record's."""
+        ...
+
+    async def migrate(self, old_chat_id: int, new_chat_id: int) -> None:
+        """Move the chat row, its tables and its match records to ``new_chat_id``, atomically.
+
+        Raises ``ActiveTableExistsError`` (and moves nothing) if both chats have an active table.
+        The chat's ladder is rebuilt from its matches at the next ``ladder.update``.
+        """
+        ...
+
+
+class TableRepo(Protocol):
+    async def create(self, table: TableRecord) -> TableRecord:
+        """Insert a new table with its seats. Sets ``id``, ``version`` (1), ``created_at`` and
+        ``updated_at`` on the given record and returns it.
+
+        Raises ``ActiveTableExistsError`` if the table is active and its chat already has an
+        active table.
+        """
+        ...
+
+    async def get(self, table_id: int) -> TableRecord | None: ...
+
+    async def active_for_chat(self, chat_id: int) -> TableRecord | None: ...
+
+    async def active_for_user(self, user_id: int) -> TableRecord | None:
+        """The lobby/playing table where the user holds a seat (the newest, should there be
+        several)."""
+        ...
+
+    async def active(self) -> list[TableRecord]:
+        """All lobby/playing tables, oldest first."""
+        ...
+
+    async def save(
+        self,
+        table: TableRecord,
+        *,
+        expected_version: int,
+        log: Sequence[LogEntry] = (),
+        match: MatchRecord | None = None,
+        rate: Rater | None = None,
+    ) -> TableRecord:
+        """Write the table and all its seats, append ``log`` and (optionally) record ``match``
+        (and with ``rate``, rate it into the ladder as ``ladder.record`` does), in one
+        transaction, if the stored version is ``expected_version``.
+
+        The version goes up by one. The given record's ``version``, ``updated_at`` and ``chat_id``
+        (which only ``chats.migrate`` changes) are updated, and the record is returned.
+        Raises ``StaleVersionError`` (writing nothing) on a version mismatch and
+        ``TableNotFoundError`` for an unknown table id.
+        """
+        ...
+
+    async def log(self, table_id: int, kind: LogKind | None = None) -> list[LoggedEntry]:
+        """The table's log entries in the order they were written, optionally of one kind."""
+        ...
+
+
+class LadderRepo(Protocol):
+    async def record(self, match: MatchRecord, *, rate: Rater | None = None) -> int:
+        """Store a finished match and its players; returns the match id.
+
+        A table has at most one match record: recording the same ``table_id`` again stores
+        nothing and returns the existing id (so a retry after a crash cannot count twice).
+        The match joins the chat's current ladder season. With ``rate``, every match of the
+        chat not yet in the ladder (this one included) is rated in the same transaction.
+        """
+        ...
+
+    async def update(self, rate: Rater, chat_id: int | None = None) -> int:
+        """Rate the matches not yet in the ladder (of one chat, or of every chat), oldest first,
+        into the standings and the rating history; returns how many. Cheap when there are none.
+
+        A match is rated once per scope: its variant and ``ALL_VARIANTS``. Each rated match
+        adds to its players' lines (one per chat, season, scope and player; the seats of one
+        computer level add up in one line) and stores every seat's rating before and after.
+        """
+        ...
+
+    async def season(self, chat_id: int, season: int | None = None) -> SeasonRecord:
+        """The chat's current ladder season (or the given one). Season 1 needs no reset."""
+        ...
+
+    async def start_season(
+        self, chat_id: int, *, after: int, by: int | None = None
+    ) -> SeasonRecord | None:
+        """Start season ``after + 1`` if the current season is ``after``, else do nothing and
+        return None (a stale confirmation). Older seasons keep their lines and matches."""
+        ...
+
+    async def top(self, chat_id: int, season: int, variant: str, limit: int = 10) -> list[Standing]:
+        """The best lines of a chat's season in one scope (a variant or ``ALL_VARIANTS``):
+        by rating, then matches, then player key."""
+        ...
+
+    async def standing(
+        self, chat_id: int, season: int, variant: str, player: str
+    ) -> tuple[int, Standing] | None:
+        """A player's line and its rank (1-based, in ``top``'s order), or None."""
+        ...
+
+    async def size(self, chat_id: int, season: int, variant: str) -> int:
+        """How many lines a chat's season has in one scope."""
+        ...
+
+    async def player_standings(self, player: str, chat_id: int | None = None) -> list[Standing]:
+        """A player's lines in one chat (every season and scope), or with ``chat_id`` None
+        their ``ALL_VARIANTS`` lines in every chat and season."""
+        ...
+
+    async def player_results(
+        self, chat_id: int, season: int, player: str, limit: int = 10
+    ) -> list[PlayerResult]:
+        """A player's newest rated matches in a chat's season (one entry per seat held)."""
+        ...
+
+    async def history(
+        self,
+        *,
+        chat_id: int | None = None,
+        season: int | None = None,
+        variant: str | None = None,
+        user_id: int | None = None,
+        limit: int = 10,
+    ) -> list[LadderMatch]:
+        """The newest matches, newest first: a chat's season (``chat_id`` and ``season``,
+        optionally one ``variant``), or a user's matches in every chat (``user_id``)."""
+        ...
+
+    # One read transaction per ladder command (each also says whether matches wait to be
+    # rated: the caller then runs ``update`` and reads again).
+
+    async def board(
+        self,
+        chat_id: int,
+        *,
+        season: int | None,
+        variant: str,
+        player: str,
+        limit: int = 10,
+    ) -> LadderBoard:
+        """/top: the current and the asked season (None: the current one), its best ``limit``
+        lines in one scope, the ``player``'s rank and line if not among them, the size."""
+        ...
+
+    async def card(self, chat_id: int, player: str, *, results: int = 10) -> PlayerCard:
+        """/stats: the player's lines in the chat, their place in the current season's overall
+        ladder, and their newest results of the current season."""
+        ...
+
+    async def history_page(
+        self, chat_id: int, *, season: int | None, variant: str | None, limit: int = 10
+    ) -> HistoryPage:
+        """/history: the newest matches of a season (None: the current one) of the chat."""
+        ...
+
+
+class Storage(Protocol):
+    """Persistence for users, chats, tables (with seats and log) and finished matches."""
+
+    @property
+    def users(self) -> UserRepo: ...
+
+    @property
+    def chats(self) -> ChatRepo: ...
+
+    @property
+    def tables(self) -> TableRepo: ...
+
+    @property
+    def ladder(self) -> LadderRepo: ...
+
+    async def close(self) -> None: ...

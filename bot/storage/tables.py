@@ -1,0 +1,165 @@
+"""``TableRepo`` on SQLite: tables with their seats, and their logs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.storage.db import Connection, Database
+from bot.storage.errors import StaleVersionError, TableNotFoundError
+from bot.storage.ladder import SqliteLadder
+from bot.storage.records import (
+    ACTIVE_STATUSES,
+    LogEntry,
+    LoggedEntry,
+    LogKind,
+    MatchRecord,
+    Rater,
+    SeatRecord,
+    TableRecord,
+)
+from bot.storage.rows import (
+    LOG_COLUMNS,
+    SEAT_COLUMNS,
+    TABLE_COLUMNS,
+    TABLE_FIELDS,
+    fetchone,
+    insert_sql,
+    log_rows,
+    logged_from_row,
+    seat_from_row,
+    seat_rows,
+    table_from_row,
+    table_values,
+)
+
+_ACTIVE_SQL = "(" + ", ".join(f"'{status}'" for status in ACTIVE_STATUSES) + ")"
+
+_INSERT_TABLE = (
+    insert_sql(
+        "game_tables", "chat_id, version, created_at, updated_at, " + ", ".join(TABLE_FIELDS)
+    )
+    + " RETURNING id"
+)
+_UPDATE_TABLE = (
+    "UPDATE game_tables SET "
+    + ", ".join(f"{name} = ?" for name in TABLE_FIELDS)
+    + ", updated_at = ?, version = version + 1 "
+    "WHERE id = ? AND version = ? RETURNING version, chat_id"
+)
+_INSERT_SEATS = insert_sql("seats", SEAT_COLUMNS)
+_INSERT_LOG = insert_sql("table_log", LOG_COLUMNS)
+
+
+class SqliteTables:
+    def __init__(self, db: Database, ladder: SqliteLadder) -> None:
+        self._db = db
+        self._ladder = ladder  # a finished table's match is recorded in the save's transaction
+
+    async def create(self, table: TableRecord) -> TableRecord:
+        if table.id != 0:
+            raise ValueError(f"tables.create needs a new table (id 0), got id {table.id}")
+        now = self._db.clock()
+        version = 1
+        async with self._db.write() as conn:
+            row = await fetchone(
+                conn, _INSERT_TABLE, (table.chat_id, version, now, now, *table_values(table))
+            )
+            assert row is not None
+            table_id = int(row["id"])
+            await conn.executemany(_INSERT_SEATS, seat_rows(table_id, table.seats))
+        table.id = table_id
+        table.version = version
+        table.created_at = now
+        table.updated_at = now
+        return table
+
+    async def get(self, table_id: int) -> TableRecord | None:
+        async with self._db.read() as conn:
+            tables = await _load(conn, "id = ?", (table_id,))
+        return tables[0] if tables else None
+
+    async def active_for_chat(self, chat_id: int) -> TableRecord | None:
+        async with self._db.read() as conn:
+            tables = await _load(conn, f"chat_id = ? AND status IN {_ACTIVE_SQL}", (chat_id,))
+        return tables[-1] if tables else None
+
+    async def active_for_user(self, user_id: int) -> TableRecord | None:
+        async with self._db.read() as conn:
+            tables = await _load(
+                conn,
+                f"""id = (SELECT t.id FROM game_tables AS t JOIN seats AS s ON s.table_id = t.id
+                          WHERE s.user_id = ? AND t.status IN {_ACTIVE_SQL}
+                          ORDER BY t.id DESC LIMIT 1)""",
+                (user_id,),
+            )
+        return tables[0] if tables else None
+
+    async def active(self) -> list[TableRecord]:
+        async with self._db.read() as conn:
+            return await _load(conn, f"status IN {_ACTIVE_SQL}", ())
+
+    async def save(
+        self,
+        table: TableRecord,
+        *,
+        expected_version: int,
+        log: Sequence[LogEntry] = (),
+        match: MatchRecord | None = None,
+        rate: Rater | None = None,
+    ) -> TableRecord:
+        now = self._db.clock()
+        async with self._db.write() as conn:
+            row = await fetchone(
+                conn, _UPDATE_TABLE, (*table_values(table), now, table.id, expected_version)
+            )
+            if row is None:
+                stored = await fetchone(
+                    conn, "SELECT version FROM game_tables WHERE id = ?", (table.id,)
+                )
+                if stored is None:
+                    raise TableNotFoundError(f"no table with id {table.id}")
+                raise StaleVersionError(table.id, expected_version, int(stored["version"]))
+            version = int(row["version"])
+            chat_id = int(row["chat_id"])
+            await conn.execute("DELETE FROM seats WHERE table_id = ?", (table.id,))
+            await conn.executemany(_INSERT_SEATS, seat_rows(table.id, table.seats))
+            await conn.executemany(_INSERT_LOG, log_rows(table.id, now, log))
+            if match is not None:
+                await self._ladder.record_in(conn, match, rate)
+        table.version = version
+        table.updated_at = now
+        table.chat_id = chat_id
+        return table
+
+    async def log(self, table_id: int, kind: LogKind | None = None) -> list[LoggedEntry]:
+        sql = f"SELECT id, {LOG_COLUMNS} FROM table_log WHERE table_id = ?"
+        params: tuple[Any, ...] = (table_id,)
+        if kind is not None:
+            sql += " AND kind = ?"
+            params += (kind,)
+        async with self._db.read() as conn:
+            rows = await conn.execute_fetchall(sql + " ORDER BY id", params)
+        return [logged_from_row(row) for row in rows]
+
+
+async def _load(conn: Connection, where: str, params: tuple[Any, ...]) -> list[TableRecord]:
+    """Tables matching ``where`` (an SQL condition on ``game_tables``; constants and ``?`` only)
+    with their seats, ordered by id."""
+    table_rows = list(
+        await conn.execute_fetchall(
+            f"SELECT {TABLE_COLUMNS} FROM game_tables WHERE {where} ORDER BY id", params
+        )
+    )
+    if not table_rows:
+        return []
+    found = await conn.execute_fetchall(
+        f"SELECT {SEAT_COLUMNS} FROM seats "
+        f"WHERE table_id IN (SELECT id FROM game_tables WHERE {where}) "
+        "ORDER BY table_id, seat",
+        params,
+    )
+    seats: dict[int, list[SeatRecord]] = {}
+    for row in found:
+        seats.setdefault(int(row["table_id"]), []).append(seat_from_row(row))
+    return [table_from_row(row, seats.get(int(row["id"]), [])) for row in table_rows]
