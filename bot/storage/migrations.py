@@ -148,7 +148,7 @@ CREATE INDEX match_players_user ON match_players (user_id);
 # A scope (column ``variant``) is a variant name or '*' for all variants together. A player is
 # 'u<user id>' for a person or 'ai:<level>' for a computer level (records.player_key).
 # Matches recorded before this version land in season 1 with in_ladder = 0: the service rates
-# every such match, in id order, the next time it touches the chat's ladder (Storage.update_ladder).
+# every such match, in id order, the next time it touches the chat's ladder (storage.ladder.update).
 SCHEMA_V2 = """
 ALTER TABLE matches ADD COLUMN season INTEGER NOT NULL DEFAULT 1 CHECK (season >= 1);
 ALTER TABLE matches ADD COLUMN in_ladder INTEGER NOT NULL DEFAULT 0 CHECK (in_ladder IN (0, 1));
