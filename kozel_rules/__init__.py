@@ -26,7 +26,7 @@ from .replay import replay
 from .result import DealResult, MatchResult
 from .state import GameState
 from .variant import VARIANTS, Special, Variant, get_variant
-from .view import PlayView, SeatView, Seen, TrickView
+from .view import Phase, PlayView, SeatView, Seen, TrickView
 
 __all__ = [
     "CARDS",
@@ -47,6 +47,7 @@ __all__ = [
     "Match",
     "MatchEnded",
     "MatchResult",
+    "Phase",
     "PlayView",
     "QueenCaught",
     "Rank",

@@ -29,7 +29,8 @@ ADDITIONS (backwards compatible):
     m.history            -> list[str]     the applied actions as text (what to_json stores)
     m.dealer             -> int           the current deal's dealer
     m.deal_number        -> int           1-based number of the current deal
-    m.phase              -> str           "lead", "respond", "give", "return", "forced-lead", "over"
+    m.phase              -> Phase         a StrEnum: "lead", "respond", "give", "return",
+                                          "forced-lead", "over"
     m.seen(seat)         -> Seen          face-up cards of the deal, revealed cards, ziege voids
     m.state_copy()       -> GameState     a fast copy for playouts (see kozel_rules.state)
     m.apply(...) also accepts the action's text; events carry private cards, use
@@ -49,7 +50,7 @@ from .event import Event
 from .result import DealResult, MatchResult
 from .state import (
     CODE_OF_VERB,
-    FORCED,
+    FORCED_LEAD,
     GIVE,
     LEAD,
     OVER,
@@ -62,7 +63,7 @@ from .state import (
     to_action,
 )
 from .variant import Special, Variant, get_variant
-from .view import PlayView, SeatView, Seen, TrickView
+from .view import Phase, PlayView, SeatView, Seen, TrickView
 
 JSON_FORMAT = "kozel-match/1"
 
@@ -177,7 +178,7 @@ class Match:
         return self._st.to_move
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         return self._st.phase_name
 
     @property
@@ -316,7 +317,7 @@ class Match:
             if m & ~tables.plain_mask:
                 return "return-must-be-plain", "the partner must return a plain card, not a trump"
             return "return-one-card", "return exactly one plain card"
-        if ph == FORCED:
+        if ph == FORCED_LEAD:
             return "must-lead-returned-card", f"seat {seat} must lead the card it got back"
         if ph == LEAD:
             if vb is not Verb.LEAD:

@@ -65,11 +65,20 @@ from .event import (
 from .result import DealResult, MatchResult
 from .scoring import score_deal, sides_going_out
 from .variant import FirstLeader, NextDeal, TrumpKind, Variant, get_variant
+from .view import Phase
 
-# Phases
-LEAD, RESPOND, GIVE, RETURN, FORCED, OVER, HELD = range(7)
-PHASE_NAMES = ("lead", "respond", "give", "return", "forced-lead", "over", "deal-over")
-# HELD: a playout state stopped after its deal was scored (``hold``); nothing more happens.
+# Phase codes (GameState.phase): small ints for the hot path, PHASES[code] is the Phase.
+# DEAL_OVER: a playout state stopped after its deal was scored (``hold``); nothing more happens.
+LEAD, RESPOND, GIVE, RETURN, FORCED_LEAD, OVER, DEAL_OVER = range(7)
+PHASES: tuple[Phase, ...] = (
+    Phase.LEAD,
+    Phase.RESPOND,
+    Phase.GIVE,
+    Phase.RETURN,
+    Phase.FORCED_LEAD,
+    Phase.OVER,
+    Phase.DEAL_OVER,
+)
 
 # Verb codes of compact actions
 V_LEAD, V_BEAT, V_DISCARD, V_MOLODKA, V_MOSCOW, V_PLAY, V_GIVE, V_RETURN = range(8)
@@ -228,7 +237,7 @@ class GameState:
     partner: tuple[int, ...]  # per seat: its partner (the seat itself without teams)
     verb_of_kind: tuple[int, ...]  # per special kind (1, 2, ...): the verb code declaring it
     first_dealer: int
-    hold: bool  # stop once the current deal is scored (phase HELD), for playouts
+    hold: bool  # stop once the current deal is scored (phase DEAL_OVER), for playouts
     # the match
     in_game: list[bool]  # per seat
     sides_in: tuple[int, ...]  # the sides still in, ascending
@@ -262,7 +271,7 @@ class GameState:
     special_of: list[int]  # per seat: the special kind its hand forms (0: none)
     any_special: bool  # any(special_of)
     # the trick
-    phase: int  # a phase code (LEAD, RESPOND, ...; PHASE_NAMES[phase] is its name)
+    phase: int  # a phase code: LEAD, RESPOND, ... (PHASES[phase] is the Phase)
     due_leader: int  # the seat due to lead this trick
     leader: int  # the seat leading now (a special's declarer once one is declared)
     order: tuple[int, ...]  # the trick's seats in play order, from the leader
@@ -603,7 +612,7 @@ class GameState:
                 log.append(MatchEnded(self.match_result))
             return
         if self.hold:
-            self.phase = HELD
+            self.phase = DEAL_OVER
             return
         rule = v.next_deal
         if rule is NextDeal.LAST_TRICK_LEADS:
@@ -637,8 +646,8 @@ class GameState:
         return self.due_leader
 
     @property
-    def phase_name(self) -> str:
-        return PHASE_NAMES[self.phase]
+    def phase_name(self) -> Phase:
+        return PHASES[self.phase]
 
     def trump_card_in_stock(self) -> bool:
         return self.trump_stock_index >= 0 and len(self.stock) > self.trump_stock_index
@@ -683,7 +692,7 @@ class GameState:
             if ph == RETURN:
                 seat = self.partner[self.due_leader]
                 return [(seat, V_RETURN, b) for b in bits_of(hands[seat] & tables.plain_mask)]
-            if ph == FORCED:
+            if ph == FORCED_LEAD:
                 return [(self.due_leader, V_LEAD, self.forced_card)]
             return []
         if ph == RESPOND:
@@ -793,7 +802,7 @@ class GameState:
             self.hands[seat] ^= m
             self.hands[leader] |= m
             self.forced_card = m
-            self.phase = FORCED
+            self.phase = FORCED_LEAD
             if log is not None:
                 given = self.gifts[-1][2]
                 log.append(
@@ -1022,7 +1031,7 @@ class GameState:
         self.set_size = 1
         while self.phase < OVER:
             ph = self.phase
-            if ph != LEAD and ph != FORCED:
+            if ph != LEAD and ph != FORCED_LEAD:
                 acts = self.legal()
                 self.step(acts[int(rand() * len(acts))])
                 continue
@@ -1031,7 +1040,7 @@ class GameState:
             seen_face_up = self.seen_face_up
             last_taker = self.last_taker
             last = self.last_trick
-            forced = ph == FORCED
+            forced = ph == FORCED_LEAD
             while True:  # one trick, led by `due`
                 h = hands[due]
                 if forced:

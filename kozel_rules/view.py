@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from .action import Action, Verb
 from .card import Card, Suit
 from .result import DealResult
+
+
+class Phase(StrEnum):
+    """What the match waits for (``SeatView.phase``, ``Match.phase``). Each phase equals
+    its text ("lead", ...) and goes into JSON as that text."""
+
+    LEAD = "lead"  # the seat due to lead leads
+    RESPOND = "respond"  # the other seats in turn beat or discard (beat play), or follow
+    GIVE = "give"  # exchange: the leader gives its partner a trump
+    RETURN = "return"  # exchange: the partner returns a plain card
+    FORCED_LEAD = "forced-lead"  # exchange: the leader leads the card it got back
+    OVER = "over"  # the match is over
+    DEAL_OVER = "deal-over"  # only a held GameState (a playout copy) once its deal is scored
 
 
 @dataclass(frozen=True)
@@ -42,7 +56,7 @@ class SeatView:
     deal_number: int
     dealer: int
     to_move: int | None  # the seat whose turn it is (None when the match is over)
-    phase: str  # "lead", "respond", "give", "return", "forced-lead", "over"
+    phase: Phase  # never DEAL_OVER
     trick: TrickView | None
     last_trick: TrickView | None
     tricks_by_seat: tuple[int, ...]  # tricks taken this deal

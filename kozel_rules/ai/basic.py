@@ -29,7 +29,7 @@ from __future__ import annotations
 from .._tables import SUIT_MASK, mask_points
 from ..card import POINTS, Rank
 from ..state import (
-    FORCED,
+    FORCED_LEAD,
     GIVE,
     LEAD,
     RETURN,
@@ -289,7 +289,7 @@ def _follow_choice(st: GameState, legal: list[CAction]) -> CAction:
     seat = st.to_move
     assert seat is not None
     own = [a for a in legal if a[0] == seat]
-    if ph == FORCED or len(own) == 1:
+    if ph == FORCED_LEAD or len(own) == 1:
         return own[0]
     if ph == GIVE:
         # the lowest trump (never the 7♣ or Q♣ while another trump will do)

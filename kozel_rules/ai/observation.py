@@ -26,7 +26,7 @@ import random
 from dataclasses import dataclass
 
 from ..match import Match
-from ..state import FORCED, GIVE, LEAD, RESPOND, V_DISCARD, CAction, GameState
+from ..state import FORCED_LEAD, GIVE, LEAD, RESPOND, V_DISCARD, CAction, GameState
 from ..view import SeatView, Seen
 
 _CONCEALED_SEED = "concealed"
@@ -51,7 +51,8 @@ def conceal(st: GameState, seat: int) -> GameState:
         st.revealed[s] &= hands[s]
     # exchanges (ziege) this seat took no part in are not known to it
     st.gifts = [g for g in st.gifts if seat in (g[0], g[1])]
-    forced_hidden = st.phase == FORCED and seat not in (st.due_leader, st.partner[st.due_leader])
+    due = st.due_leader
+    forced_hidden = st.phase == FORCED_LEAD and seat not in (due, st.partner[due])
     unseen = st.unseen_by(seat)
     pool = _bits(unseen)  # lowest card first: depends only on which cards are unseen
     i = 0
@@ -165,7 +166,7 @@ class Observation:
                 break
         if st.phase == GIVE:
             _give_partner_a_plain_card(st, self.seat)
-        if st.phase == FORCED and not st.forced_card & st.hands[st.due_leader]:
+        if st.phase == FORCED_LEAD and not st.forced_card & st.hands[st.due_leader]:
             _fix_forced(st)
         return st
 

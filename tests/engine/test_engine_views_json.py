@@ -8,7 +8,7 @@ import json
 import pytest
 from kozel_testkit import new_match, play, state_of
 
-from kozel_rules import Action, IllegalActionError, Match, SeatView, Suit, Verb, parse_cards
+from kozel_rules import Action, IllegalActionError, Match, Phase, SeatView, Suit, Verb, parse_cards
 from kozel_rules.match import JSON_FORMAT
 
 
@@ -124,6 +124,18 @@ def test_an_action_after_the_match_is_over_is_refused() -> None:
     with pytest.raises(IllegalActionError) as err:
         m.apply_text("0 lead 7♠")
     assert err.value.rule == "match-over"
+
+
+def test_phases_are_a_str_enum_equal_to_their_text() -> None:
+    m = Match.new("ziege", seed=3)
+    assert m.phase is Phase.LEAD and m.view(None).phase is Phase.LEAD and m.view(1).phase == "lead"
+    assert json.dumps({"phase": m.view(None).phase}) == '{"phase": "lead"}'
+    assert f"{m.phase}" == str(m.phase) == "lead"
+    m.apply(m.legal_actions()[0])
+    assert m.phase is Phase.RESPOND == "respond"
+    assert [str(p) for p in Phase] == [
+        "lead", "respond", "give", "return", "forced-lead", "over", "deal-over",
+    ]  # fmt: skip
 
 
 def test_copy_is_independent() -> None:
