@@ -25,7 +25,8 @@ from .screen import Screen
 from .service import ladder
 from .service.core import Core, Settings
 from .service.ladder import StatsTarget
-from .service.ports import ChatInfo, Person
+from .service.ports import ChatInfo, Due, Person
+from .service.rating import rate
 from .storage import ChatRecord, MatchPlayerRecord, MatchRecord, SqliteStorage, UserRecord
 
 TARGET_MS = 5.0
@@ -56,10 +57,13 @@ class _Quiet:
     async def delete(self, chat_id: int, message_id: int) -> None:
         return None
 
-    def schedule(self, name: str, delay: float, callback: Callable[[], Awaitable[None]]) -> None:
+    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
         return None
 
-    def cancel(self, name: str) -> None:
+    def schedule(self, slot: str, delay: float, due: Due) -> None:
+        return None
+
+    def cancel(self, slot: str) -> None:
         return None
 
 
@@ -233,7 +237,7 @@ async def run(args: argparse.Namespace) -> int:
         filled = time.perf_counter() - start
         total = args.matches + args.other_chats * args.other_matches
         start = time.perf_counter()
-        rated = await storage.ladder.update(ladder.rate)
+        rated = await storage.ladder.update(rate)
         rating = time.perf_counter() - start
     finally:
         await storage.close()

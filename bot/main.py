@@ -28,7 +28,9 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("httpx").setLevel(
         logging.DEBUG if config.log_level == "DEBUG" else logging.WARNING
     )
-    from .app import run  # imported late so --help and config errors need no Telegram stack
+    from .telegram.app import (
+        run,  # imported late so --help and config errors need no Telegram stack
+    )
 
     run(config)
     return 0

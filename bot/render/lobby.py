@@ -101,3 +101,13 @@ def lobby_closed_text(t: Translator, *, cancelled: bool) -> str:
     if cancelled:
         return "🐐 " + t._("This table was cancelled.")
     return "🐐 " + t._("The match has started — see the table below.")
+
+
+def players_needed_text(t: Translator, variant: str) -> str:
+    """Why Start cannot start: the variant's numbers of players."""
+    counts = get_variant(variant).player_counts
+    lo, hi = min(counts), max(counts)
+    name = variant_name(t, variant)
+    if lo == hi:
+        return t._("{variant} needs exactly {n} players.", variant=name, n=lo)
+    return t._("{variant} needs {lo} to {hi} players.", variant=name, lo=lo, hi=hi)

@@ -1,32 +1,4 @@
-"""Per-chat ladders: rating finished matches, and the /top, /stats, /history, /resetladder cases.
-
-The model
----------
-Ratings come from OpenSkill's Plackett-Luce model (``openskill``), with its default parameters
-(a new player: mu 25, sigma 25/3). A match is one "game" between its sides, ranked by how they
-finished: the winners first, then the sides that went out in reverse order (so with three
-players in ``moscow`` the goat, the last one out, is second and the first one out third). With
-four players the two teams are two teams of two; with two or three every player is a team.
-
-Every chat has its own ladder: a player's rating in one chat knows nothing of other chats. In a
-chat there are four ratings per player and season: one per variant (the variant's own ladder,
-``/top street``) and one over every variant (``/top``, the chat's main ladder). Each match
-updates its variant's rating and the overall one. ``/resetladder`` starts a new season: the new
-season starts everyone afresh, the old seasons stay stored and can be shown (``/top s1``).
-
-Computer players are rated like anyone, one identity per level ("🤖 strong"). When one level
-holds several seats of a match (two "strong" computers), each seat is rated as a player with the
-level's rating, and the level's new rating adds up the seats' changes of the mean (the smallest
-new sigma is kept). They appear in the ladder, marked 🤖, but the champion's title goes to the
-best human.
-
-The ladder shows a conservative estimate, OpenSkill's ordinal mu - 3 sigma, scaled as
-``1000 + 40 * (mu - 3 sigma)``: a newcomer shows 1000, and the number firms up with each match.
-
-Matches are rated in the transaction that records them (``Storage.record_match`` with
-``rate``). Matches stored without a rating (from schema version 1, or after a chat migration)
-are rated, oldest first, the next time the chat's ladder is looked at.
-"""
+"""The ladder's use cases: /top, /stats, /history and /resetladder (the model: ``rating``)."""
 
 from __future__ import annotations
 
@@ -34,116 +6,44 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
-from openskill.models import PlackettLuce, PlackettLuceRating
+from kozel_rules.variant import VARIANTS
 
-from .. import render_ladder
-from ..callback import Callback
+from ..callback import Callback, Op
 from ..i18n import Translator, get_translator
-from ..render import VARIANTS
-from ..rules_text import variant_name
+from ..render import ladder as render_ladder
+from ..render.chat import reset_done_screen, reset_kept_screen, reset_screen, reset_stale_screen
+from ..render.rules_text import variant_name
 from ..screen import Screen
 from ..storage import (
     ALL_VARIANTS,
     HistoryPage,
     LadderBoard,
     MatchRecord,
-    Rating,
-    RatingChange,
+    PlayerCard,
     Standing,
     UserRecord,
     player_key,
 )
 from .core import Core
-from .ports import ChatInfo, Person, Reply
+from .people import chat_record, chat_t, remember, user_t
+from .ports import ChatInfo, Person
+from .rating import rate
+from .reply import IsAdmin, Press, Reply
 
 log = logging.getLogger(__name__)
 
-IsAdmin = Callable[[], Awaitable[bool]]
-
-MODEL = PlackettLuce()
-DISPLAY_SCALE = 40.0  # openskill's ordinal alpha
-DISPLAY_BASE = 1000.0  # ... and its target: a new player's displayed rating
 TOP_SIZE = 10
 HISTORY_SIZE = 10
 FORM_SIZE = 10
 PRIVATE_CHATS_SHOWN = 5
-RESET_OP = "reset"
 RESET_YES, RESET_NO = "yes", "no"
-
-
-# ------------------------------------------------------------------ the rating model
-
-
-def rating_of(mu: float, sigma: float) -> Rating:
-    value = MODEL.rating(mu=mu, sigma=sigma).ordinal(alpha=DISPLAY_SCALE, target=DISPLAY_BASE)
-    return Rating(mu, sigma, value)
-
-
-def new_rating() -> Rating:
-    fresh = MODEL.rating()
-    return rating_of(fresh.mu, fresh.sigma)
-
-
-def side_ranks(match: MatchRecord) -> dict[int, int]:
-    """Side -> finishing place (1 = won). Taken from the engine's result (``winners`` and
-    ``losers`` in the order they went out) when it is there and consistent, else from the
-    seats' won/goat flags (winners 1, the goat 2, any other side 3)."""
-    sides = sorted({p.side for p in match.players_list})
-    winners = sorted({p.side for p in match.players_list if p.won})
-    losers = match.result.get("losers")
-    if (
-        isinstance(losers, list)
-        and all(isinstance(s, int) for s in losers)
-        and sorted(losers) == sorted(set(sides) - set(winners))
-        and len(set(losers)) == len(losers)
-    ):
-        ranks = {side: 1 for side in winners}
-        for place, side in enumerate(reversed(losers), start=2):
-            ranks[side] = place
-        return ranks
-    goats = {p.side for p in match.players_list if p.goat and not p.won}
-    return {side: 1 if side in winners else (2 if side in goats else 3) for side in sides}
-
-
-def rate(match: MatchRecord, before: Sequence[Rating | None]) -> list[RatingChange]:
-    """The ``Rater`` the storage calls: every seat's rating change in one scope."""
-    seats = match.players_list
-    start = [b if b is not None else new_rating() for b in before]
-    ranks = side_ranks(match)
-    sides = sorted(ranks)
-    if len(sides) < 2:  # nobody to be measured against: counted, not rated
-        return [RatingChange(rank=1, before=b, after=b) for b in start]
-    members = {side: [i for i, p in enumerate(seats) if p.side == side] for side in sides}
-    teams = [
-        [MODEL.rating(mu=start[i].mu, sigma=start[i].sigma) for i in members[side]]
-        for side in sides
-    ]
-    rated: list[list[PlackettLuceRating]] = MODEL.rate(
-        teams, ranks=[float(ranks[side]) for side in sides]
-    )
-    after: dict[int, PlackettLuceRating] = {}
-    for side, team in zip(sides, rated, strict=True):
-        for index, new in zip(members[side], team, strict=True):
-            after[index] = new
-    # One identity in several seats (computer players of one level): combine the seats.
-    keys = [player_key(p.user_id, p.ai_level) for p in seats]
-    combined: dict[str, Rating] = {}
-    for key in set(keys):
-        indexes = [i for i, k in enumerate(keys) if k == key]
-        first = start[indexes[0]]
-        mu = first.mu + sum(after[i].mu - first.mu for i in indexes)
-        sigma = min(after[i].sigma for i in indexes)
-        combined[key] = rating_of(mu, sigma)
-    return [
-        RatingChange(rank=ranks[p.side], before=start[i], after=combined[keys[i]])
-        for i, p in enumerate(seats)
-    ]
 
 
 async def record(core: Core, match: MatchRecord) -> int:
     """Store a finished match and rate it, in one transaction (idempotent per table)."""
-    return await core.storage.record_match(match, rate=rate)
+    return await core.storage.ladder.record(match, rate=rate)
 
 
 # ------------------------------------------------------------------ arguments
@@ -204,14 +104,11 @@ async def top(core: Core, chat: ChatInfo, person: Person, args: Sequence[str]) -
     me = player_key(person.user_id, None)
 
     async def read() -> LadderBoard:
-        return await core.storage.ladder_board(
+        return await core.storage.ladder.board(
             chat.chat_id, season=query.season, variant=scope, player=me, limit=TOP_SIZE
         )
 
-    board = await read()
-    if board.pending:
-        await core.storage.update_ladder(rate, chat.chat_id)
-        board = await read()
+    board = await _rated(core, chat.chat_id, read)
     if not 1 <= board.season.season <= board.current.season:
         return Reply(render_ladder.no_season_text(t, board.season.season, board.current.season))
     return Reply(
@@ -240,10 +137,11 @@ async def stats(core: Core, chat: ChatInfo, person: Person, target: StatsTarget)
     if isinstance(who, Reply):
         return who
     key, name = who
-    card = await core.storage.player_card(chat.chat_id, key, results=FORM_SIZE)
-    if card.pending:
-        await core.storage.update_ladder(rate, chat.chat_id)
-        card = await core.storage.player_card(chat.chat_id, key, results=FORM_SIZE)
+
+    async def read() -> PlayerCard:
+        return await core.storage.ladder.card(chat.chat_id, key, results=FORM_SIZE)
+
+    card = await _rated(core, chat.chat_id, read)
     season = card.current.season
     current = [line for line in card.lines if line.season == season]
     overall = next((line for line in current if line.variant == ALL_VARIANTS), None)
@@ -256,7 +154,7 @@ async def stats(core: Core, chat: ChatInfo, person: Person, target: StatsTarget)
         )
     by_variant = sorted(
         (line for line in current if line.variant != ALL_VARIANTS),
-        key=lambda line: VARIANTS.index(line.variant) if line.variant in VARIANTS else 99,
+        key=lambda line: _ORDER.get(line.variant, 99),
     )
     return Reply(
         screen=render_ladder.stats_screen(
@@ -280,7 +178,7 @@ async def _resolve(
     if target.person is not None:
         return player_key(target.person.user_id, None), target.person.first_name
     if target.username:
-        user = await core.storage.find_user(target.username)
+        user = await core.storage.users.find_by_username(target.username)
         if user is None:
             return Reply(render_ladder.unknown_user_text(t, target.username))
         return player_key(user.user_id, None), user.first_name
@@ -298,8 +196,8 @@ def sum_lines(lines: Sequence[Standing]) -> render_ladder.Totals | None:
 
 async def _private_stats(core: Core, t: Translator, user: UserRecord) -> Reply:
     key = player_key(user.user_id, None)
-    await core.storage.update_ladder(rate)
-    lines = await core.storage.player_standings(key)
+    await core.storage.ladder.update(rate)
+    lines = await core.storage.ladder.player_standings(key)
     totals = sum_lines(lines)
     if totals is None:
         return Reply(render_ladder.no_private_stats_text(t))
@@ -309,7 +207,7 @@ async def _private_stats(core: Core, t: Translator, user: UserRecord) -> Reply:
     chats: list[render_ladder.ChatLine] = []
     for chat_id, chat_lines in by_chat.items():
         latest = max(chat_lines, key=lambda line: line.season)
-        record = await core.storage.get_chat(chat_id)
+        record = await core.storage.chats.get(chat_id)
         summed = sum_lines(chat_lines)
         assert summed is not None
         chats.append(
@@ -337,12 +235,12 @@ async def _private_stats(core: Core, t: Translator, user: UserRecord) -> Reply:
 async def history(core: Core, chat: ChatInfo, person: Person, args: Sequence[str]) -> Reply:
     t, user = await _translator(core, chat, person)
     if chat.is_private:
-        matches = await core.storage.match_history(user_id=user.user_id, limit=HISTORY_SIZE)
+        matches = await core.storage.ladder.history(user_id=user.user_id, limit=HISTORY_SIZE)
         titles: dict[int, str] = {}
         for match in matches:
             chat_id = match.record.chat_id
             if chat_id not in titles:
-                record = await core.storage.get_chat(chat_id)
+                record = await core.storage.chats.get(chat_id)
                 titles[chat_id] = record.title if record else ""
         return Reply(screen=render_ladder.private_history_screen(t, matches, titles))
     query = parse_query(t, args)
@@ -350,14 +248,11 @@ async def history(core: Core, chat: ChatInfo, person: Person, args: Sequence[str
         return Reply(render_ladder.usage_text(t, "history"))
 
     async def read() -> HistoryPage:
-        return await core.storage.history_page(
+        return await core.storage.ladder.history_page(
             chat.chat_id, season=query.season, variant=query.variant, limit=HISTORY_SIZE
         )
 
-    page = await read()
-    if page.pending:
-        await core.storage.update_ladder(rate, chat.chat_id)
-        page = await read()
+    page = await _rated(core, chat.chat_id, read)
     if not 1 <= page.season <= page.current.season:
         return Reply(render_ladder.no_season_text(t, page.season, page.current.season))
     return Reply(
@@ -381,51 +276,49 @@ async def reset_command(core: Core, chat: ChatInfo, person: Person, is_admin: Is
         return Reply(t._("Ladders belong to group chats: send /resetladder in the group."))
     if not await is_admin():
         return Reply(t._("Only chat admins can reset the ladder."))
-    season = await core.storage.ladder_season(chat.chat_id)
+    season = await core.storage.ladder.season(chat.chat_id)
 
     def data(answer: str) -> str:
-        return Callback(0, season.season, RESET_OP, answer).encode()
+        return Callback(0, season.season, Op.RESET, answer).encode()
 
     return Reply(
-        screen=render_ladder.reset_screen(
-            t, season=season.season, yes=data(RESET_YES), no=data(RESET_NO)
-        )
+        screen=reset_screen(t, season=season.season, yes=data(RESET_YES), no=data(RESET_NO))
     )
 
 
-async def reset_press(
-    core: Core, cb: Callback, chat: ChatInfo, person: Person, is_admin: IsAdmin
-) -> tuple[Reply, Screen | None]:
+async def reset_press(core: Core, press: Press) -> Reply:
     """A press on the confirmation. ``cb.version`` is the season the question was about, so a
     second press, or one on an old question, changes nothing."""
-    user = await core.remember(person)
-    ut = core.user_t(user)
-    if chat.is_private or cb.op != RESET_OP or cb.table != 0 or cb.arg not in (RESET_YES, RESET_NO):
-        return Reply(ut._("This button is not valid."), alert=True), None
-    if not await is_admin():
-        return Reply(ut._("Only chat admins can reset the ladder."), alert=True), None
-    t = await core.chat_t(chat.chat_id)
-    current = await core.storage.ladder_season(chat.chat_id)
+    cb, chat, person = press.cb, press.chat, press.person
+    user = await remember(core, person)
+    ut = user_t(user)
+    if chat.is_private or cb.table != 0 or cb.arg not in (RESET_YES, RESET_NO):
+        return Reply(ut._("This button is not valid."), alert=True)
+    if not await press.is_admin():
+        return Reply(ut._("Only chat admins can reset the ladder."), alert=True)
+    t = await chat_t(core, chat.chat_id)
+    current = await core.storage.ladder.season(chat.chat_id)
     if cb.version != current.season:
-        return Reply(ut._("This question is out of date: the season has changed."), alert=True), (
-            render_ladder.reset_stale_screen(t, season=current.season)
-        )
+        return _stale(ut, reset_stale_screen(t, season=current.season))
     if cb.arg == RESET_NO:
-        return Reply(ut._("The ladder stays as it is.")), render_ladder.reset_kept_screen(
-            t, season=current.season
-        )
-    started = await core.storage.start_season(chat.chat_id, after=cb.version, by=person.user_id)
+        kept = reset_kept_screen(t, season=current.season)
+        return Reply(ut._("The ladder stays as it is."), screen=kept)
+    started = await core.storage.ladder.start_season(
+        chat.chat_id, after=cb.version, by=person.user_id
+    )
     if started is None:
-        current = await core.storage.ladder_season(chat.chat_id)
-        return Reply(ut._("This question is out of date: the season has changed."), alert=True), (
-            render_ladder.reset_stale_screen(t, season=current.season)
-        )
+        current = await core.storage.ladder.season(chat.chat_id)
+        return _stale(ut, reset_stale_screen(t, season=current.season))
     log.info(
         "ladder of chat %s: season %s started by %s", chat.chat_id, started.season, user.user_id
     )
-    return Reply(ut._("A new season has started.")), render_ladder.reset_done_screen(
-        t, old=cb.version, new=started.season, by=person.first_name
-    )
+    done = reset_done_screen(t, old=cb.version, new=started.season, by=person.first_name)
+    return Reply(ut._("A new season has started."), screen=done)
+
+
+def _stale(ut: Translator, screen: Screen) -> Reply:
+    text = ut._("This question is out of date: the season has changed.")
+    return Reply(text, alert=True, screen=screen)
 
 
 # ------------------------------------------------------------------ helpers
@@ -433,8 +326,23 @@ async def reset_press(
 
 async def _translator(core: Core, chat: ChatInfo, person: Person) -> tuple[Translator, UserRecord]:
     """Groups speak the chat's language; private chats the user's own."""
-    user = await core.remember(person, private=chat.is_private)
+    user = await remember(core, person, private=chat.is_private)
     if chat.is_private:
-        return core.user_t(user), user
-    record = await core.chat_record(chat, creator=user)
+        return user_t(user), user
+    record = await chat_record(core, chat, creator=user)
     return get_translator(record.language), user
+
+
+Read = TypeVar("Read", LadderBoard, PlayerCard, HistoryPage)
+
+
+async def _rated(core: Core, chat_id: int, read: Callable[[], Awaitable[Read]]) -> Read:
+    """Read; if matches wait to be rated, rate them first and read again."""
+    page = await read()
+    if page.pending:
+        await core.storage.ladder.update(rate, chat_id)
+        page = await read()
+    return page
+
+
+_ORDER = {name: i for i, name in enumerate(VARIANTS)}

@@ -1,9 +1,10 @@
-"""What the service needs from the outside world, as protocols (the handlers implement them)."""
+"""What the service needs from the outside world, as protocols (the adapter implements them)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Protocol
 
 from ..screen import Screen
@@ -28,11 +29,30 @@ class Messenger(Protocol):
         """Delete, best effort (never raises)."""
 
 
-class Scheduler(Protocol):
-    def schedule(self, name: str, delay: float, callback: Callable[[], Awaitable[None]]) -> None:
-        """Run ``callback`` after ``delay`` seconds, replacing a job of the same name."""
+class DueKind(StrEnum):
+    COMPUTER = "ai"  # a computer player's turn
+    SPECIAL = "special"  # a computer may declare a special lead out of turn
+    TIMEOUT = "timeout"  # a person's turn timer
 
-    def cancel(self, name: str) -> None: ...
+
+@dataclass(frozen=True)
+class Due:
+    """Something a table expects to happen later, valid only while the match is at ``ply``."""
+
+    kind: DueKind
+    table_id: int
+    ply: int
+    seat: int | None = None
+
+
+class Scheduler(Protocol):
+    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
+        """Set what runs a job when it is due (wired once at start-up)."""
+
+    def schedule(self, slot: str, delay: float, due: Due) -> None:
+        """Run ``due`` after ``delay`` seconds, replacing the job in the same slot."""
+
+    def cancel(self, slot: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -50,13 +70,3 @@ class ChatInfo:
     chat_id: int
     title: str
     is_private: bool
-
-
-@dataclass(frozen=True)
-class Reply:
-    """The answer to a press or a command: a short text, maybe an alert or a link to open."""
-
-    text: str = ""
-    alert: bool = False
-    url: str | None = None
-    screen: Screen | None = None  # for commands: a full message to send back (text + buttons)

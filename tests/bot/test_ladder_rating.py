@@ -6,14 +6,8 @@ import pytest
 from ladder_fixtures import free_for_all, teams
 
 from bot.i18n import get_translator
-from bot.service.ladder import (
-    LadderQuery,
-    new_rating,
-    parse_query,
-    rate,
-    rating_of,
-    side_ranks,
-)
+from bot.service.ladder import LadderQuery, parse_query
+from bot.service.rating import new_rating, rate, rating_of, side_ranks
 from bot.storage import Rating
 
 

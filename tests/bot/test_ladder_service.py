@@ -14,7 +14,9 @@ from bot.screen import Screen
 from bot.service import ladder
 from bot.service.core import Core, Settings
 from bot.service.ladder import StatsTarget
-from bot.service.ports import ChatInfo, Person, Reply
+from bot.service.people import chat_record
+from bot.service.ports import ChatInfo, Due, Person
+from bot.service.reply import Press, Reply
 from bot.storage import SqliteStorage, UserRecord
 
 CLUB = ChatInfo(-100, "Kozel club", is_private=False)
@@ -33,10 +35,13 @@ class Quiet:
     async def delete(self, chat_id: int, message_id: int) -> None:
         raise AssertionError("the ladder answers, it does not delete")
 
-    def schedule(self, name: str, delay: float, callback: Callable[[], Awaitable[None]]) -> None:
+    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
+        pass
+
+    def schedule(self, slot: str, delay: float, due: Due) -> None:
         raise AssertionError("the ladder schedules nothing")
 
-    def cancel(self, name: str) -> None:
+    def cancel(self, slot: str) -> None:
         pass
 
 
@@ -131,13 +136,13 @@ async def test_top_by_variant_and_season_and_bad_arguments(core: Core) -> None:
 
 
 async def test_matches_recorded_before_the_ladder_are_rated_on_first_look(core: Core) -> None:
-    await core.storage.record_match(teams(1, CLUB.chat_id, [1, 2], [3, 4]))  # no rater
+    await core.storage.ladder.record(teams(1, CLUB.chat_id, [1, 2], [3, 4]))  # no rater
     answer = plain(await ladder.top(core, CLUB, person(1), []))
     assert "1 match · 1 win" in answer
 
 
 async def test_stats_of_the_caller_a_replied_person_and_a_username(core: Core) -> None:
-    await core.storage.upsert_user(UserRecord(2, "Boris", username="boris_k"))
+    await core.storage.users.upsert(UserRecord(2, "Boris", username="boris_k"))
     await ladder.record(core, teams(1, CLUB.chat_id, [1, 2], [3, 4]))
     await ladder.record(core, teams(2, CLUB.chat_id, [1, 3], [2, 4], variant="ziege"))
     await ladder.record(core, free_for_all(3, CLUB.chat_id, [4, 1, 2]))
@@ -170,7 +175,7 @@ async def test_private_stats_add_up_every_chat(core: Core) -> None:
     await ladder.record(core, teams(2, OTHER.chat_id, [3, 4], [1, 2]))
     await ladder.record(core, teams(3, OTHER.chat_id, [3, 4], [1, 2]))
     for chat in (CLUB, OTHER):
-        await core.chat_record(chat)
+        await chat_record(core, chat)
     answer = plain(await ladder.stats(core, private(1), person(1, "Anna"), StatsTarget()))
     assert answer.splitlines()[0] == "📊 Anna · all chats"
     assert "Played in 2 chats." in answer
@@ -229,22 +234,24 @@ async def test_reset_needs_an_admin_and_a_confirmation_and_keeps_the_history(cor
     assert callback.parse(yes_button.data) == callback.Callback(0, 1, "reset", "yes")
 
     press = callback.parse(yes_button.data)
-    reply, _ = await ladder.reset_press(core, press, CLUB, person(3), no())
+    reply = await ladder.reset_press(core, Press(press, person(3), CLUB, no()))
     assert reply.alert and "Only chat admins" in reply.text
-    reply, screen = await ladder.reset_press(
-        core, callback.parse(no_button.data), CLUB, person(1), yes()
+    reply = await ladder.reset_press(
+        core, Press(callback.parse(no_button.data), person(1), CLUB, yes())
     )
+    screen = reply.screen
     assert screen is not None and "stays as it is (season 1)" in screen.text
-    assert (await core.storage.ladder_season(CLUB.chat_id)).season == 1
+    assert (await core.storage.ladder.season(CLUB.chat_id)).season == 1
 
-    reply, screen = await ladder.reset_press(core, press, CLUB, person(1, "Anna"), yes())
+    reply = await ladder.reset_press(core, Press(press, person(1, "Anna"), CLUB, yes()))
+    screen = reply.screen
     assert screen is not None and "Season 2 has started" in screen.text and "Anna" in screen.text
-    reply, screen = await ladder.reset_press(core, press, CLUB, person(1), yes())  # again
+    reply = await ladder.reset_press(core, Press(press, person(1), CLUB, yes()))  # again
     assert reply.alert and "out of date" in reply.text
-    assert (await core.storage.ladder_season(CLUB.chat_id)).season == 2
+    assert (await core.storage.ladder.season(CLUB.chat_id)).season == 2
     forged = callback.Callback(5, 2, "reset", "yes")
-    reply, screen = await ladder.reset_press(core, forged, CLUB, person(1), yes())
-    assert reply.alert and screen is None
+    reply = await ladder.reset_press(core, Press(forged, person(1), CLUB, yes()))
+    assert reply.alert and reply.screen is None
 
     assert "No matches in this ladder yet" in plain(await ladder.top(core, CLUB, person(1), []))
     old = plain(await ladder.top(core, CLUB, person(1), ["s1"]))

@@ -15,10 +15,10 @@ from telegram.ext import (
     CommandHandler,
 )
 
+from ..service import ladder
+from ..service.ladder import StatsTarget
+from ..service.ports import Person
 from .handlers import Context, admin_check, chat_of, core_of, person_of, reply
-from .service import ladder
-from .service.ladder import StatsTarget
-from .service.ports import Person
 
 log = logging.getLogger(__name__)
 

@@ -1,22 +1,23 @@
-"""Telegram in and out: parse the update, call one service use case, send what it returned."""
+"""Telegram in and out: parse the update, call one use case, send what it answered."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 
 from telegram import CallbackQuery, ChatMember, Message, Update
 from telegram.constants import ChatType, ParseMode
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
-from . import callback
-from .screen import Screen
-from .service import chat as chat_service
-from .service import ladder, lobby, play
-from .service.core import Core
-from .service.ports import ChatInfo, Person, Reply
-from .telegram_io import markup
+from .. import callback
+from ..screen import Screen
+from ..service import admin, info, lobby, settings
+from ..service.core import Core
+from ..service.people import remember, user_t
+from ..service.ports import ChatInfo, Person
+from ..service.reply import IsAdmin, Press, Reply
+from .io import markup
+from .routes import ROUTES
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ def chat_of(update: Update) -> ChatInfo:
     return ChatInfo(chat.id, title, chat.type == ChatType.PRIVATE)
 
 
-def admin_check(update: Update, context: Context) -> Callable[[], Awaitable[bool]]:
+def admin_check(update: Update, context: Context) -> IsAdmin:
     """Asked lazily: only a use case that needs it costs a getChatMember call."""
 
     async def is_admin() -> bool:
@@ -80,27 +81,20 @@ async def newgame_command(update: Update, context: Context) -> None:
 async def start_command(update: Update, context: Context) -> None:
     chat = chat_of(update)
     if not chat.is_private:
-        answer = chat_service.help_screen(
-            await chat_service.translator_for(core_of(context), chat, person_of(update)),
-            private=False,
-        )
-        await reply(update.effective_message, Reply(screen=answer))
-        return
-    payload = context.args[0] if context.args else ""
-    answer = await lobby.start_private(core_of(context), person_of(update), payload)
+        answer = await info.show_help(core_of(context), chat, person_of(update))
+    else:
+        payload = context.args[0] if context.args else ""
+        answer = await lobby.start_private(core_of(context), person_of(update), payload)
     await reply(update.effective_message, answer)
 
 
 async def help_command(update: Update, context: Context) -> None:
-    chat = chat_of(update)
-    t = await chat_service.translator_for(core_of(context), chat, person_of(update))
-    await reply(
-        update.effective_message, Reply(screen=chat_service.help_screen(t, private=chat.is_private))
-    )
+    answer = await info.show_help(core_of(context), chat_of(update), person_of(update))
+    await reply(update.effective_message, answer)
 
 
 async def cancel_command(update: Update, context: Context) -> None:
-    answer = await lobby.cancel_command(
+    answer = await admin.cancel_command(
         core_of(context), chat_of(update), person_of(update), admin_check(update, context)
     )
     await reply(update.effective_message, answer)
@@ -113,7 +107,7 @@ async def kick_command(update: Update, context: Context) -> None:
     if replied is not None and replied.from_user is not None and not replied.from_user.is_bot:
         user = replied.from_user
         target = Person(user.id, user.first_name, user.username, user.language_code)
-    answer = await lobby.kick(
+    answer = await admin.kick(
         core_of(context), chat_of(update), person_of(update), target, admin_check(update, context)
     )
     await reply(message, answer)
@@ -121,22 +115,22 @@ async def kick_command(update: Update, context: Context) -> None:
 
 async def rules_command(update: Update, context: Context) -> None:
     variant = context.args[0].lower() if context.args else None
-    answer = await chat_service.rules(core_of(context), chat_of(update), person_of(update), variant)
+    answer = await info.rules(core_of(context), chat_of(update), person_of(update), variant)
     await reply(update.effective_message, answer)
 
 
 async def language_command(update: Update, context: Context) -> None:
-    answer = await chat_service.language(core_of(context), chat_of(update), person_of(update))
+    answer = await settings.language(core_of(context), chat_of(update), person_of(update))
     await reply(update.effective_message, answer)
 
 
 async def settings_command(update: Update, context: Context) -> None:
-    answer = await chat_service.settings(core_of(context), chat_of(update), person_of(update))
+    answer = await settings.settings(core_of(context), chat_of(update), person_of(update))
     await reply(update.effective_message, answer)
 
 
 async def score_command(update: Update, context: Context) -> None:
-    answer = await chat_service.score(core_of(context), chat_of(update), person_of(update))
+    answer = await info.score(core_of(context), chat_of(update), person_of(update))
     await reply(update.effective_message, answer)
 
 
@@ -144,6 +138,7 @@ async def score_command(update: Update, context: Context) -> None:
 
 
 async def on_button(update: Update, context: Context) -> None:
+    """Answer the press first (what the use case said), then show its screen if it has one."""
     query = update.callback_query
     assert query is not None
     core = core_of(context)
@@ -151,34 +146,13 @@ async def on_button(update: Update, context: Context) -> None:
     try:
         cb = callback.parse(query.data)
     except callback.CallbackDataError:
-        t = core.user_t(await core.remember(person))
+        t = user_t(await remember(core, person))
         await answer(query, Reply(t._("This button is not valid."), alert=True))
         return
-    screen: Screen | None = None
-    if cb.op in callback.LOBBY_OPS:
-        result = await lobby.lobby_press(core, cb, person, chat, admin_check(update, context))
-    elif cb.op in callback.HAND_OPS:
-        result = await play.hand_press(core, cb, person)
-    elif cb.op == "rules":
-        screen = await chat_service.rules_press(core, cb, chat, person)
-        result = Reply()
-    elif cb.op == "lang":
-        result, screen = await chat_service.language_press(
-            core, cb, chat, person, admin_check(update, context)
-        )
-    elif cb.op == "set":
-        result, screen = await chat_service.settings_press(
-            core, cb, chat, person, admin_check(update, context)
-        )
-    elif cb.op == ladder.RESET_OP:
-        result, screen = await ladder.reset_press(
-            core, cb, chat, person, admin_check(update, context)
-        )
-    else:
-        t = core.user_t(await core.remember(person))
-        result = Reply(t._("This button is not valid."), alert=True)
+    result = await ROUTES[cb.op](core, Press(cb, person, chat, admin_check(update, context)))
     await answer(query, result)
-    if screen is not None and query.message is not None:
+    if result.screen is not None and query.message is not None:
+        screen = result.screen
         try:
             await query.edit_message_text(
                 screen.text, parse_mode=ParseMode.HTML, reply_markup=markup(screen)
@@ -199,12 +173,8 @@ async def answer(query: CallbackQuery, result: Reply) -> None:
 
 async def on_migrate(update: Update, context: Context) -> None:
     message = update.effective_message
-    if message is None:
-        return
-    if message.migrate_to_chat_id is not None:
-        await chat_service.chat_migrated(
-            core_of(context), message.chat.id, message.migrate_to_chat_id
-        )
+    if message is not None and message.migrate_to_chat_id is not None:
+        await admin.chat_migrated(core_of(context), message.chat.id, message.migrate_to_chat_id)
 
 
 async def on_my_member(update: Update, context: Context) -> None:
@@ -212,7 +182,7 @@ async def on_my_member(update: Update, context: Context) -> None:
     if change is None:
         return
     if change.new_chat_member.status in (ChatMember.LEFT, ChatMember.BANNED):
-        await chat_service.bot_removed(core_of(context), change.chat.id)
+        await admin.bot_removed(core_of(context), change.chat.id)
 
 
 async def on_error(update: object, context: Context) -> None:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
-from telegram.ext import CallbackContext, ExtBot, JobQueue
+from telegram.ext import CallbackContext, ExtBot, Job, JobQueue
 
-from .screen import Screen
-from .service.ports import MessageGone, Unreachable
+from ..screen import Screen
+from ..service.ports import Due, MessageGone, Unreachable
 
 log = logging.getLogger(__name__)
 
@@ -91,21 +92,32 @@ class TelegramMessenger:
 
 
 class JobScheduler:
-    """Named one-shot jobs on PTB's job queue; scheduling a name again replaces the job."""
+    """Jobs in named slots on PTB's job queue; scheduling a slot again replaces its job."""
 
     def __init__(
-        self, job_queue: JobQueue[CallbackContext[ExtBot[None], dict, dict, dict]]
-    ) -> None:  # type: ignore[type-arg]
+        self,
+        job_queue: JobQueue[CallbackContext[ExtBot[None], dict, dict, dict]],  # type: ignore[type-arg]
+    ) -> None:
         self._queue = job_queue
+        self._jobs: dict[str, Job[Any]] = {}  # by slot: finding one costs the same at any size
+        self._run: Callable[[Due], Awaitable[None]] | None = None
 
-    def schedule(self, name: str, delay: float, callback: Callable[[], Awaitable[None]]) -> None:
-        self.cancel(name)
+    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
+        self._run = run
+
+    def schedule(self, slot: str, delay: float, due: Due) -> None:
+        self.cancel(slot)
 
         async def run(_: object) -> None:
-            await callback()
+            if self._jobs.get(slot) is job:
+                del self._jobs[slot]
+            assert self._run is not None, "JobScheduler.bind was not called"
+            await self._run(due)
 
-        self._queue.run_once(run, delay, name=name)
+        job = self._queue.run_once(run, delay, name=slot)
+        self._jobs[slot] = job
 
-    def cancel(self, name: str) -> None:
-        for job in self._queue.get_jobs_by_name(name):
+    def cancel(self, slot: str) -> None:
+        job = self._jobs.pop(slot, None)
+        if job is not None:
             job.schedule_removal()

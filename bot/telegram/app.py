@@ -16,14 +16,14 @@ from telegram.ext import (
     filters,
 )
 
+from ..config import Config
+from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
+from ..service import admin, timers
+from ..service.core import Core, Settings
+from ..service.restart import resume_all
+from ..storage import open_storage
 from . import handlers, ladder_handlers
-from .config import Config
-from .i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
-from .service import chat as chat_service
-from .service.core import Core, Settings
-from .service.play import resume_all
-from .storage import open_storage
-from .telegram_io import JobScheduler, TelegramMessenger
+from .io import JobScheduler, TelegramMessenger
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +100,7 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
             JobScheduler(app.job_queue),
             settings,
         )
+        core.scheduler.bind(lambda due: timers.fire(core, due))
         app.bot_data["core"] = core
         await _register_commands(app)
         resumed = await resume_all(core)
@@ -110,7 +111,7 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
 
 def _migrate_hook(app: Application):  # type: ignore[no-untyped-def, type-arg]
     async def migrate(old: int, new: int) -> None:
-        await chat_service.chat_migrated(app.bot_data["core"], old, new)
+        await admin.chat_migrated(app.bot_data["core"], old, new)
 
     return migrate
 

@@ -1,0 +1,116 @@
+"""Taking tables and seats away: /cancel, /kick, and the chat changing under the bot."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from html import escape
+
+from ..render.hand import removed_screen
+from ..storage import Actor, LogEntry, LogKind, TableStatus
+from . import feed, turns
+from .commit import announce
+from .core import Core
+from .lobby import renumber
+from .owed import Change
+from .people import chat_t, remember, seat_of_user, user_t_by_id
+from .ports import ChatInfo, Person, Unreachable
+from .reply import IsAdmin, Reply
+
+
+async def cancel_command(core: Core, chat: ChatInfo, person: Person, is_admin: IsAdmin) -> Reply:
+    await remember(core, person)
+    t = await chat_t(core, chat.chat_id)
+    table = await core.storage.tables.active_for_chat(chat.chat_id)
+    if table is None:
+        return Reply(t._("There is no open table in this chat."))
+    if person.user_id != table.creator_id and not await is_admin():
+        return Reply(t._("Only the player who opened the table or a chat admin can cancel it."))
+    await close_table(core, table.id, reason=t._("The table was cancelled."))
+    return Reply(t._("The table is cancelled."))
+
+
+async def close_table(core: Core, table_id: int, *, reason: str) -> None:
+    """Cancel a lobby or a running match, stop its timers and tell the players."""
+    async with core.table_lock(table_id):
+        table = await core.storage.tables.get(table_id)
+        if table is None or not table.is_active:
+            return
+        was_playing = table.status == TableStatus.PLAYING
+        table.status = TableStatus.CANCELLED
+        table.finished_at = time.time()
+        for seat in table.seats:
+            seat.deadline = None
+        entry = LogEntry(LogKind.CANCEL, None, None, reason, by=Actor.SYSTEM)
+        await core.storage.tables.save(table, expected_version=table.version, log=[entry])
+    turns.disarm(core, table_id)
+    feed.refresh_lobby(core, table_id)
+    if was_playing:
+        feed.publish(core, table)  # the table and every hand say so; the keyboards go
+
+
+async def kick(
+    core: Core, chat: ChatInfo, person: Person, target: Person | None, is_admin: IsAdmin
+) -> Reply:
+    """``/kick`` as a reply to a player's message: the creator or an admin removes them.
+
+    In the lobby the seat is freed; in a running match a computer player takes it over.
+    """
+    await remember(core, person)
+    t = await chat_t(core, chat.chat_id)
+    if target is None:
+        return Reply(t._("Reply to a message of the player you want to remove with /kick."))
+    table = await core.storage.tables.active_for_chat(chat.chat_id)
+    if table is None:
+        return Reply(t._("There is no open table in this chat."))
+    if person.user_id != table.creator_id and not await is_admin():
+        return Reply(
+            t._("Only the player who opened the table or a chat admin can remove players.")
+        )
+    async with core.table_lock(table.id):
+        fresh = await core.storage.tables.get(table.id)
+        if fresh is None or not fresh.is_active:
+            return Reply(t._("There is no open table in this chat."))
+        seat = seat_of_user(fresh, target.user_id)
+        if seat is None:
+            return Reply(t._("{name} has no seat at this table.", name=escape(target.first_name)))
+        record = fresh.seats[seat]
+        if fresh.status == TableStatus.LOBBY:
+            del fresh.seats[seat]
+            renumber(fresh)
+        else:
+            record.user_id = None
+            record.ai_level = core.settings.default_ai_level
+            record.away = False
+            record.deadline = None
+        entry = LogEntry(LogKind.KICK, None, seat, str(target.user_id), by=Actor.PERSON)
+        await core.storage.tables.save(fresh, expected_version=fresh.version, log=[entry])
+    if fresh.status == TableStatus.LOBBY:
+        feed.refresh_lobby(core, fresh.id)
+    else:
+        note = t._(
+            "{name} left the table; a computer player takes the seat.", name=escape(record.name)
+        )
+        await announce(core, fresh, core.match_of(fresh), Change(note=note))
+        if record.hand_message_id is not None:
+            ut = await user_t_by_id(core, target.user_id)
+            await core.messenger.delete(target.user_id, record.hand_message_id)
+            with contextlib.suppress(Unreachable):
+                await core.messenger.send(target.user_id, removed_screen(ut))
+    return Reply(t._("{name} was removed from the table.", name=escape(target.first_name)))
+
+
+async def chat_migrated(core: Core, old_chat_id: int, new_chat_id: int) -> None:
+    """A group became a supergroup: the table moves with it."""
+    await core.storage.chats.migrate(old_chat_id, new_chat_id)
+    table = await core.storage.tables.active_for_chat(new_chat_id)
+    if table is not None and table.status == TableStatus.PLAYING:
+        feed.mark_table(core, table.id)
+
+
+async def bot_removed(core: Core, chat_id: int) -> None:
+    table = await core.storage.tables.active_for_chat(chat_id)
+    if table is None:
+        return
+    t = await chat_t(core, chat_id)
+    await close_table(core, table.id, reason=t._("The bot was removed from the chat."))

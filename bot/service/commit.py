@@ -1,0 +1,75 @@
+"""Commit a move, then tell: apply -> save (with its log and the match record) -> feed -> timers.
+
+Presses (``moves``) and timers (``timers``) both play through ``commit``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+
+from kozel_rules.action import Action
+from kozel_rules.event import DealEnded, Event, MatchEnded
+from kozel_rules.match import Match
+
+from ..storage import Actor, LogEntry, LogKind, TableRecord, TableStatus
+from . import feed, turns
+from .core import Core
+from .owed import Change
+from .rating import rate
+from .record import jsonable, match_record
+
+
+async def commit(
+    core: Core,
+    table: TableRecord,
+    match: Match,
+    action: Action,
+    *,
+    by: Actor,
+    note: str | None = None,
+) -> list[Event]:
+    """Apply, save, and only then tell anybody. Raises IllegalActionError (nothing changes)."""
+    events = match.apply(action)
+    for seat in table.seats:
+        seat.selection = []
+    if by is Actor.PERSON:
+        table.seats[action.seat].timeouts = 0
+    await turns.plan_deadlines(core, table, match)
+    table.match_state = match.to_json()
+    entries = [LogEntry(LogKind.ACTION, match.ply, action.seat, str(action), by=by)]
+    entries += _event_entries(match, events)
+    finished = None
+    if match.is_over:
+        table.status = TableStatus.FINISHED
+        table.finished_at = time.time()
+        finished = match_record(table, match)
+    # The match record (the ladder's input) is written in the same transaction as the move.
+    await core.storage.tables.save(
+        table, expected_version=table.version, log=entries, match=finished, rate=rate
+    )
+    core.keep_match(table, match)
+    await announce(core, table, match, Change(events, actor=action.seat, note=note))
+    return events
+
+
+def _event_entries(match: Match, events: Sequence[Event]) -> list[LogEntry]:
+    entries = []
+    for event in events:
+        if isinstance(event, DealEnded):
+            text = f"deal {event.result.number}"
+            data = jsonable(asdict(event.result))
+            entries.append(LogEntry(LogKind.DEAL, match.ply, None, text, data, Actor.SYSTEM))
+        elif isinstance(event, MatchEnded):
+            data = jsonable(asdict(event.result))
+            entries.append(
+                LogEntry(LogKind.MATCH, match.ply, None, "match over", data, Actor.SYSTEM)
+            )
+    return entries
+
+
+async def announce(core: Core, table: TableRecord, match: Match, change: Change) -> None:
+    """After any committed change of a running match: tell everybody, then wait for the next."""
+    await feed.tell(core, table, match, change)
+    turns.arm(core, table, match)

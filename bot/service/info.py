@@ -1,0 +1,43 @@
+"""What the bot tells on request: /help, /rules (and its buttons), /score."""
+
+from __future__ import annotations
+
+from kozel_rules.variant import VARIANTS
+
+from ..render.chat import help_screen, rules_screen, score_screen
+from .core import Core
+from .people import seat_infos, translator_for
+from .ports import ChatInfo, Person
+from .reply import Press, Reply
+
+
+async def show_help(core: Core, chat: ChatInfo, person: Person) -> Reply:
+    t = await translator_for(core, chat, person)
+    return Reply(screen=help_screen(t, private=chat.is_private))
+
+
+async def rules(core: Core, chat: ChatInfo, person: Person, variant: str | None) -> Reply:
+    t = await translator_for(core, chat, person)
+    if variant not in VARIANTS:
+        table = await core.storage.tables.active_for_chat(chat.chat_id)
+        variant = table.variant if table else core.settings.default_variant
+    return Reply(screen=rules_screen(t, variant))
+
+
+async def rules_press(core: Core, press: Press) -> Reply:
+    if press.cb.arg not in VARIANTS:
+        return Reply()
+    t = await translator_for(core, press.chat, press.person)
+    return Reply(screen=rules_screen(t, press.cb.arg))
+
+
+async def score(core: Core, chat: ChatInfo, person: Person) -> Reply:
+    t = await translator_for(core, chat, person)
+    table = await core.storage.tables.active_for_chat(chat.chat_id)
+    if table is None or table.match_state is None:
+        return Reply(t._("No match is running in this chat. Start one with /newgame."))
+    match = core.match_of(table)
+    screen = score_screen(
+        t, view=match.view(None), deals=match.deal_results, seats=seat_infos(table)
+    )
+    return Reply(screen=screen)

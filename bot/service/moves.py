@@ -1,0 +1,138 @@
+"""A player's presses on their hand: toggle a card, clear, play, and "I'm back".
+
+Every press: lock the table -> load -> check seat and ply -> apply -> commit -> answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from html import escape
+
+from kozel_rules.action import Action
+from kozel_rules.card import Card
+from kozel_rules.errors import IllegalActionError
+from kozel_rules.match import Match
+from kozel_rules.variant import get_variant
+
+from ..callback import CallbackDataError, decode_action, decode_card
+from ..i18n import Translator
+from ..render.hand import illegal_text
+from ..storage import Actor, LogEntry, LogKind, TableRecord, TableStatus
+from . import feed, turns
+from .commit import announce, commit
+from .core import Core
+from .owed import Change
+from .people import chat_t, remember, seat_of_user, user_t
+from .reply import Press, Reply
+
+
+@dataclass
+class Seat:
+    """A press by a seated player, with the table as loaded under its lock."""
+
+    press: Press
+    table: TableRecord
+    match: Match
+    seat: int
+    t: Translator
+
+
+SeatCase = Callable[[Core, Seat], Awaitable[Reply]]
+PressCase = Callable[[Core, Press], Awaitable[Reply]]
+
+
+def seated(*, any_ply: bool = False, when_away: bool = False) -> Callable[[SeatCase], PressCase]:
+    """Wrap a hand use case in the checks every hand press needs."""
+
+    def wrap(case: SeatCase) -> PressCase:
+        async def run(core: Core, press: Press) -> Reply:
+            t = user_t(await remember(core, press.person, private=True))
+            async with core.table_lock(press.cb.table):
+                table = await core.storage.tables.get(press.cb.table)
+                if table is None or table.status != TableStatus.PLAYING or not table.match_state:
+                    return Reply(t._("This match is over or was cancelled."), alert=True)
+                seat = seat_of_user(table, press.person.user_id)
+                if seat is None:
+                    return Reply(t._("These are not your cards."), alert=True)
+                match = core.match_of(table)
+                if table.seats[seat].away and not when_away:
+                    return Reply(
+                        t._("A computer plays for you now. Press “I'm back” first."), alert=True
+                    )
+                if press.cb.version != match.ply and not any_ply:
+                    feed.mark_hand(core, table.id, seat)
+                    return Reply(t._("That button is out of date — your cards are updated."))
+                try:
+                    return await case(core, Seat(press, table, match, seat, t))
+                except CallbackDataError:
+                    return Reply(t._("This button is not valid."), alert=True)
+
+        return run
+
+    return wrap
+
+
+@seated()
+async def act(core: Core, s: Seat) -> Reply:
+    return await _play(core, s, decode_action(s.seat, s.press.cb.arg))
+
+
+@seated()
+async def clear(core: Core, s: Seat) -> Reply:
+    s.table.seats[s.seat].selection = []
+    await core.storage.tables.save(s.table, expected_version=s.table.version)
+    feed.mark_hand(core, s.table.id, s.seat)
+    return Reply()
+
+
+@seated()
+async def toggle(core: Core, s: Seat) -> Reply:
+    t, card = s.t, decode_card(s.press.cb.arg)
+    view = s.match.view(s.seat)
+    if card not in view.hand:
+        return Reply(t._("That card is not in your hand."), alert=True)
+    record = s.table.seats[s.seat]
+    chosen = {Card.parse(c) for c in record.selection} ^ {card}
+    legal = [a for a in view.legal if not a.verb.is_special]
+    if not legal:
+        return Reply(t._("Not your turn yet."))
+    if chosen and not any(chosen <= set(a.cards) for a in legal):
+        if not any(card in a.cards for a in legal):
+            return Reply(t._("{card} cannot be played now.", card=str(card)), alert=True)
+        return Reply(
+            t._("{card} does not go with the cards you chose.", card=str(card)), alert=True
+        )
+    if get_variant(s.table.variant).max_lead == 1 and chosen:
+        # One card per play: a tap plays it (there is exactly one action per card).
+        matching = [a for a in legal if set(a.cards) == chosen]
+        if len(matching) == 1:
+            return await _play(core, s, matching[0])
+    record.selection = [str(c) for c in sorted(chosen)]
+    await core.storage.tables.save(s.table, expected_version=s.table.version)
+    feed.mark_hand(core, s.table.id, s.seat)
+    return Reply()
+
+
+async def _play(core: Core, s: Seat, action: Action) -> Reply:
+    try:
+        await commit(core, s.table, s.match, action, by=Actor.PERSON)
+    except IllegalActionError as err:
+        return Reply(illegal_text(s.t, err), alert=True)
+    return Reply(s.t._("Played: {action}", action=" ".join(str(c) for c in action.cards)))
+
+
+@seated(any_ply=True, when_away=True)  # the table may move on while they reach for it
+async def back(core: Core, s: Seat) -> Reply:
+    table, match = s.table, s.match
+    record = table.seats[s.seat]
+    if not record.away:
+        return Reply(s.t._("You are playing already."))
+    record.away = False
+    record.timeouts = 0
+    note = (await chat_t(core, table.chat_id))._("{name} is back.", name=escape(record.name))
+    await turns.plan_deadlines(core, table, match)
+    entry = LogEntry(LogKind.BACK, match.ply, s.seat, "back", by=Actor.PERSON)
+    await core.storage.tables.save(table, expected_version=table.version, log=[entry])
+    await announce(core, table, match, Change(note=note))
+    return Reply(s.t._("Welcome back — it is your seat again."))

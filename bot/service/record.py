@@ -1,0 +1,76 @@
+"""A finished match as the ladder stores it, and engine results as JSON for the log."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from enum import Enum
+from typing import Any
+
+from kozel_rules.match import Match
+
+from ..storage import MatchPlayerRecord, MatchRecord, TableRecord
+
+
+def jsonable(value: Any) -> Any:
+    """Results as JSON: enums (the trump suit) by their symbol."""
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, Enum):
+        return str(value)
+    return value
+
+
+def match_record(table: TableRecord, match: Match) -> MatchRecord:
+    """The finished match, with each player's numbers (the ladder's tallies add these up)."""
+    result = match.result
+    assert result is not None
+    players = [_player(table, match, record.seat) for record in table.seats]
+    return MatchRecord(
+        table_id=table.id,
+        chat_id=table.chat_id,
+        variant=table.variant,
+        players=len(table.seats),
+        started_at=table.created_at,
+        finished_at=table.finished_at or time.time(),
+        deals=result.deals,
+        goat_with_eggs=result.goat_with_eggs,
+        result=jsonable(asdict(result)),
+        players_list=players,
+    )
+
+
+def _player(table: TableRecord, match: Match, seat: int) -> MatchPlayerRecord:
+    result = match.result
+    assert result is not None
+    record = table.seats[seat]
+    side = match.side_of(seat)
+    deals_won = deals_lost = eggs = queens = tricks = points = 0
+    for deal in match.deal_results:
+        if deal.defeat_points[side] > 0:
+            deals_lost += 1
+        elif any(deal.defeat_points):
+            deals_won += 1
+        eggs += deal.eggs
+        if deal.queen_caught and deal.queen_side is not None and deal.queen_side != side:
+            queens += 1
+        tricks += deal.tricks[side]
+        points += deal.card_points[side]
+    return MatchPlayerRecord(
+        seat=seat,
+        side=side,
+        user_id=record.user_id,
+        name=record.name,
+        ai_level=record.ai_level,
+        won=side in result.winners,
+        goat=side == result.goat,
+        defeat_points=result.defeat_points[side],
+        deals_won=deals_won,
+        deals_lost=deals_lost,
+        eggs=eggs,
+        queens_caught=queens,
+        tricks=tricks,
+        card_points=points,
+    )

@@ -1,0 +1,36 @@
+"""The one shape every use case answers with, and the press it answers."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from ..callback import Callback
+from ..screen import Screen
+from .ports import ChatInfo, Person
+
+IsAdmin = Callable[[], Awaitable[bool]]  # asked lazily: it may cost a Telegram call
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What to tell the user: a short text (maybe an alert or a link to open) and a screen.
+
+    For a command the screen is sent as the answer; for a button press it replaces the
+    message the button sits on (menus such as /rules or /language).
+    """
+
+    text: str = ""
+    alert: bool = False
+    url: str | None = None
+    screen: Screen | None = None
+
+
+@dataclass(frozen=True)
+class Press:
+    """A button press: the parsed data, who pressed, where, and how to ask for admin rights."""
+
+    cb: Callback
+    person: Person
+    chat: ChatInfo
+    is_admin: IsAdmin

@@ -1,0 +1,79 @@
+"""A chat's settings and anyone's language: /settings, /language and their buttons."""
+
+from __future__ import annotations
+
+from ..i18n import LANGUAGE_NAMES, LANGUAGES, get_translator
+from ..render.chat import language_screen, settings_screen
+from ..storage import TableStatus
+from . import feed
+from .core import Core
+from .people import chat_record, chat_t, remember, translator_for, user_t
+from .ports import ChatInfo, Person
+from .reply import Press, Reply
+
+TIMEOUTS = (0, 30, 60, 120, 300)  # the turn timer's choices, in seconds (0: off)
+
+
+async def language(core: Core, chat: ChatInfo, person: Person) -> Reply:
+    t = await translator_for(core, chat, person)
+    return Reply(screen=language_screen(t, t.lang))
+
+
+async def language_press(core: Core, press: Press) -> Reply:
+    chat, person, code = press.chat, press.person, press.cb.arg
+    user = await remember(core, person, private=chat.is_private)
+    if code not in LANGUAGES:
+        return Reply(user_t(user)._("Unknown language."), alert=True)
+    if chat.is_private:
+        await core.storage.users.set_language(person.user_id, code)
+    else:
+        if not await press.is_admin():
+            return Reply(
+                user_t(user)._("Only chat admins can change the chat's language."), alert=True
+            )
+        record = await chat_record(core, chat, creator=user)
+        record.language = code
+        await core.storage.chats.upsert(record)
+        await _rerender_chat(core, chat.chat_id)
+    t = get_translator(code)
+    return Reply(
+        t._("I speak {language} here now.", language=LANGUAGE_NAMES[code]),
+        screen=language_screen(t, code),
+    )
+
+
+async def _rerender_chat(core: Core, chat_id: int) -> None:
+    table = await core.storage.tables.active_for_chat(chat_id)
+    if table is None:
+        return
+    if table.status == TableStatus.LOBBY:
+        feed.refresh_lobby(core, table.id)
+    else:
+        feed.mark_table(core, table.id)
+
+
+async def settings(core: Core, chat: ChatInfo, person: Person) -> Reply:
+    user = await remember(core, person)
+    if chat.is_private:
+        return Reply(user_t(user)._("Settings are made in a group chat."))
+    record = await chat_record(core, chat, creator=user)
+    t = await chat_t(core, chat.chat_id)
+    return Reply(screen=settings_screen(t, record.turn_timeout, TIMEOUTS))
+
+
+async def settings_press(core: Core, press: Press) -> Reply:
+    chat, arg = press.chat, press.cb.arg
+    user = await remember(core, press.person)
+    ut = user_t(user)
+    if chat.is_private:
+        return Reply(ut._("Settings are made in a group chat."), alert=True)
+    if not await press.is_admin():
+        return Reply(ut._("Only chat admins can change settings."), alert=True)
+    seconds = int(arg[1:]) if arg[:1] == "t" and arg[1:].isdigit() else -1
+    if seconds not in TIMEOUTS:
+        return Reply(ut._("This button is not valid."), alert=True)
+    record = await chat_record(core, chat, creator=user)
+    record.turn_timeout = seconds
+    await core.storage.chats.upsert(record)
+    t = await chat_t(core, chat.chat_id)
+    return Reply(ut._("Saved."), screen=settings_screen(t, seconds, TIMEOUTS))

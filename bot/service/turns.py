@@ -1,0 +1,83 @@
+"""Whose turn it is and what the table waits for: deadlines, and the jobs that end the wait."""
+
+from __future__ import annotations
+
+import time
+
+from kozel_rules.match import Match
+
+from ..storage import TableRecord, TableStatus
+from .core import Core
+from .ports import Due, DueKind
+
+DEFAULT_TIMEOUT = 60  # seconds, for a chat that has no settings yet
+
+
+def is_computer_turn(table: TableRecord, match: Match) -> bool:
+    seat = match.to_move
+    if seat is None:
+        return False
+    return is_played_by_computer(table, seat)
+
+
+def is_played_by_computer(table: TableRecord, seat: int) -> bool:
+    record = table.seats[seat]
+    return record.ai_level is not None or record.away
+
+
+async def timeout_of(core: Core, table: TableRecord) -> int:
+    chat = await core.storage.chats.get(table.chat_id)
+    return chat.turn_timeout if chat else DEFAULT_TIMEOUT
+
+
+async def plan_deadlines(core: Core, table: TableRecord, match: Match) -> None:
+    """Store the deadline of the seat to move (people only), so timers survive restarts."""
+    timeout = await timeout_of(core, table)
+    now = time.time()
+    to_move = None if match.is_over else match.to_move
+    for record in table.seats:
+        person_turn = (
+            record.seat == to_move and record.ai_level is None and not record.away and timeout > 0
+        )
+        record.deadline = now + timeout * core.settings.timeout_scale if person_turn else None
+
+
+def computer_with_special(table: TableRecord, match: Match) -> int | None:
+    """A computer seat (not to move) that may declare a molodka or Moscow now."""
+    for record in table.seats:
+        seat = record.seat
+        if seat == match.to_move or not is_played_by_computer(table, seat):
+            continue
+        if any(a.verb.is_special for a in match.legal_actions(seat)):
+            return seat
+    return None
+
+
+def _slot(kind: str, table_id: int) -> str:
+    return f"{kind}:{table_id}"
+
+
+def disarm(core: Core, table_id: int) -> None:
+    core.scheduler.cancel(_slot("ai", table_id))
+    core.scheduler.cancel(_slot("timeout", table_id))
+
+
+def arm(core: Core, table: TableRecord, match: Match) -> None:
+    """Schedule what the table waits for now: a computer's move, or a person's timer."""
+    disarm(core, table.id)
+    if match.is_over or table.status != TableStatus.PLAYING or match.to_move is None:
+        return
+    ply, table_id = match.ply, table.id
+    delay = core.settings.ai_delay
+    if is_computer_turn(table, match):
+        core.scheduler.schedule(_slot("ai", table_id), delay, Due(DueKind.COMPUTER, table_id, ply))
+        return
+    deadline = table.seats[match.to_move].deadline
+    if deadline is not None:
+        due = Due(DueKind.TIMEOUT, table_id, ply, match.to_move)
+        core.scheduler.schedule(_slot("timeout", table_id), max(0.0, deadline - time.time()), due)
+    special_seat = computer_with_special(table, match)
+    if special_seat is not None:
+        # A computer holding a molodka or Moscow may take the lead out of turn, like a person.
+        due = Due(DueKind.SPECIAL, table_id, ply, special_seat)
+        core.scheduler.schedule(_slot("ai", table_id), delay, due)

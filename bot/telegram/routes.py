@@ -1,0 +1,31 @@
+"""Which use case answers a button: one entry per callback op."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from ..callback import Op
+from ..service import ladder, lobby, moves, settings
+from ..service.core import Core
+from ..service.info import rules_press
+from ..service.reply import Press, Reply
+
+PressCase = Callable[[Core, Press], Awaitable[Reply]]
+
+ROUTES: dict[Op, PressCase] = {
+    Op.JOIN: lobby.join,
+    Op.LEAVE: lobby.leave,
+    Op.ADD_COMPUTER: lobby.add_computer,
+    Op.REMOVE_COMPUTER: lobby.remove_computer,
+    Op.VARIANT: lobby.choose_variant,
+    Op.START: lobby.start,
+    Op.CANCEL: lobby.cancel,
+    Op.TOGGLE: moves.toggle,
+    Op.ACT: moves.act,
+    Op.CLEAR: moves.clear,
+    Op.BACK: moves.back,
+    Op.RULES: rules_press,
+    Op.LANGUAGE: settings.language_press,
+    Op.SETTINGS: settings.settings_press,
+    Op.RESET: ladder.reset_press,
+}

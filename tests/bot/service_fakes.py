@@ -1,0 +1,148 @@
+"""In-process doubles for the service's ports: a messenger that remembers every message and a
+scheduler whose jobs the test runs by hand. With them a whole table plays without Telegram."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.callback import Callback, Op
+from bot.screen import Screen
+from bot.service import lobby, timers
+from bot.service.core import Core, Settings
+from bot.service.feed import seating_key
+from bot.service.ports import ChatInfo, Due, MessageGone, Person, Unreachable
+from bot.service.reply import Press, Reply
+from bot.storage import SqliteStorage, TableRecord
+
+
+@dataclass
+class Message:
+    chat_id: int
+    message_id: int
+    screen: Screen
+    notify: bool
+    edits: int = 0
+
+
+@dataclass
+class FakeMessenger:
+    """Telegram as the service sees it: messages by id, chats that refuse the bot."""
+
+    messages: dict[int, Message] = field(default_factory=dict)
+    deleted: list[int] = field(default_factory=list)
+    unreachable: set[int] = field(default_factory=set)
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    async def send(self, chat_id: int, screen: Screen, *, notify: bool = True) -> int:
+        if chat_id in self.unreachable:
+            raise Unreachable(f"chat {chat_id} blocked the bot")
+        message_id = next(self._ids)
+        self.messages[message_id] = Message(chat_id, message_id, screen, notify)
+        return message_id
+
+    async def edit(self, chat_id: int, message_id: int, screen: Screen) -> None:
+        if chat_id in self.unreachable:
+            raise Unreachable(f"chat {chat_id} blocked the bot")
+        message = self.messages.get(message_id)
+        if message is None or message.chat_id != chat_id:
+            raise MessageGone(str(message_id))
+        message.screen = screen
+        message.edits += 1
+
+    async def delete(self, chat_id: int, message_id: int) -> None:
+        if self.messages.pop(message_id, None) is not None:
+            self.deleted.append(message_id)
+
+    def in_chat(self, chat_id: int) -> list[Message]:
+        return [m for m in self.messages.values() if m.chat_id == chat_id]
+
+    def texts(self, chat_id: int) -> list[str]:
+        return [m.screen.text for m in self.in_chat(chat_id)]
+
+
+@dataclass
+class FakeScheduler:
+    """Jobs wait in their slots until the test fires them."""
+
+    jobs: dict[str, tuple[float, Due]] = field(default_factory=dict)
+    run: Callable[[Due], Awaitable[None]] | None = None
+
+    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
+        self.run = run
+
+    def schedule(self, slot: str, delay: float, due: Due) -> None:
+        self.jobs[slot] = (delay, due)
+
+    def cancel(self, slot: str) -> None:
+        self.jobs.pop(slot, None)
+
+    async def fire(self, slot: str) -> None:
+        """Run the job in ``slot`` as if its time had come."""
+        _delay, due = self.jobs.pop(slot)
+        assert self.run is not None
+        await self.run(due)
+
+
+GROUP = ChatInfo(-100, "Kozel club", is_private=False)
+PEOPLE = [Person(100 + i, name, None, "en") for i, name in enumerate(("Ann", "Bob", "Cid", "Dan"))]
+
+
+def make_core(storage: SqliteStorage, messenger: FakeMessenger, scheduler: FakeScheduler) -> Core:
+    settings = Settings(ai_delay=0.0, table_interval=0.0, hand_interval=0.0)
+    core = Core(storage, messenger, scheduler, settings)
+    scheduler.bind(lambda due: timers.fire(core, due))
+    return core
+
+
+async def open_storage(tmp_path: Path) -> SqliteStorage:
+    return await SqliteStorage.open(str(tmp_path / "kozel.sqlite3"))
+
+
+async def no(*_: object) -> bool:
+    return False
+
+
+def press(table: TableRecord, op: Op, person: Person, *, version: int, arg: str = "") -> Press:
+    chat = GROUP if op in LOBBY_OPS else ChatInfo(person.user_id, person.first_name, True)
+    return Press(Callback(table.id, version, op, arg), person, chat, no)
+
+
+LOBBY_OPS = {Op.JOIN, Op.LEAVE, Op.ADD_COMPUTER, Op.REMOVE_COMPUTER, Op.VARIANT, Op.START}
+
+
+async def settle(core: Core) -> None:
+    """Let every pending message refresh run (tables and hands render after a commit)."""
+    for _ in range(5):
+        await core.live_tables.settle()
+        await core.live_hands.settle()
+
+
+async def seat_four(core: Core, *, variant: str = "street", timer: int = 60) -> TableRecord:
+    """Four people open a table in GROUP, sit down and start: returns the running table."""
+    for person in PEOPLE:
+        await lobby.start_private(core, person, "")  # their private chats are open
+    await lobby.new_game(core, GROUP, PEOPLE[0], variant)
+    table = await core.storage.tables.active_for_chat(GROUP.chat_id)
+    assert table is not None
+    chat = await core.storage.chats.get(GROUP.chat_id)
+    assert chat is not None
+    chat.turn_timeout = timer
+    await core.storage.chats.upsert(chat)
+    for person in PEOPLE[1:]:
+        answer = await lobby.join(core, press(table, Op.JOIN, person, version=table.version))
+        assert answer.text == "You joined the table."
+    table = await reload(core, table)
+    start = press(table, Op.START, PEOPLE[0], version=table.version, arg=seating_key(table))
+    answer: Reply = await lobby.start(core, start)
+    assert answer.text == "The match begins!"
+    await settle(core)
+    return await reload(core, table)
+
+
+async def reload(core: Core, table: TableRecord) -> TableRecord:
+    fresh = await core.storage.tables.get(table.id)
+    assert fresh is not None
+    return fresh

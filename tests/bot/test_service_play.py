@@ -1,0 +1,178 @@
+"""The play use cases in process, with fake ports: timers, stale and foreign presses, a player
+the bot cannot reach, and a restart — the paths the e2e suite also walks, here in milliseconds."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from service_fakes import (
+    GROUP,
+    PEOPLE,
+    FakeMessenger,
+    FakeScheduler,
+    make_core,
+    open_storage,
+    press,
+    reload,
+    seat_four,
+    settle,
+)
+
+from bot.callback import Op, encode_action
+from bot.service import moves
+from bot.service.core import Core
+from bot.service.restart import resume_all
+from bot.storage import Actor, LogKind, SqliteStorage, TableRecord
+from kozel_rules.action import Verb
+
+
+@pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
+    store = await open_storage(tmp_path)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+def messenger() -> FakeMessenger:
+    return FakeMessenger()
+
+
+@pytest.fixture
+def scheduler() -> FakeScheduler:
+    return FakeScheduler()
+
+
+@pytest.fixture
+def core(storage: SqliteStorage, messenger: FakeMessenger, scheduler: FakeScheduler) -> Core:
+    return make_core(storage, messenger, scheduler)
+
+
+def to_move(core: Core, table: TableRecord) -> int:
+    seat = core.match_of(table).to_move
+    assert seat is not None
+    return seat
+
+
+def group_table_text(messenger: FakeMessenger, table: TableRecord) -> str:
+    assert table.table_message_id is not None
+    return messenger.messages[table.table_message_id].screen.text
+
+
+async def test_a_timeout_plays_for_the_absent_player_and_twice_hands_the_seat_over(
+    core: Core, scheduler: FakeScheduler, messenger: FakeMessenger
+) -> None:
+    table = await seat_four(core, timer=30)
+    first = to_move(core, table)
+    slot = f"timeout:{table.id}"
+    assert slot in scheduler.jobs
+    assert scheduler.jobs[slot][0] == pytest.approx(30, abs=1)
+
+    await scheduler.fire(slot)
+    await settle(core)
+    table = await reload(core, table)
+    match = core.match_of(table)
+    assert match.ply == 1
+    assert table.seats[first].timeouts == 1 and not table.seats[first].away
+    actions = await core.storage.tables.log(table.id, LogKind.ACTION)
+    assert [(e.seat, e.by) for e in actions] == [(first, Actor.TIMER)]
+    assert "ran out of time — a computer played for them" in group_table_text(messenger, table)
+
+    # The next person's timer runs now; let the match come back round to the first seat.
+    while to_move(core, table) != first:
+        await scheduler.fire(f"timeout:{table.id}")
+        table = await reload(core, table)
+    await scheduler.fire(f"timeout:{table.id}")
+    await settle(core)
+    table = await reload(core, table)
+    assert table.seats[first].away  # a second timeout in a row: the computer keeps the seat
+    assert "until they are back" in group_table_text(messenger, table)
+
+
+async def test_a_stale_press_changes_nothing_and_refreshes_the_hand(core: Core) -> None:
+    table = await seat_four(core)
+    seat = to_move(core, table)
+    match = core.match_of(table)
+    action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+    stale = press(table, Op.ACT, PEOPLE[seat], version=match.ply + 1, arg=encode_action(action))
+
+    answer = await moves.act(core, stale)
+
+    assert answer.text == "That button is out of date — your cards are updated."
+    after = await reload(core, table)
+    assert after.version == table.version and core.match_of(after).ply == match.ply
+
+
+async def test_presses_on_cards_that_are_not_yours_are_refused(core: Core) -> None:
+    table = await seat_four(core)
+    seat = to_move(core, table)
+    match = core.match_of(table)
+    action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+    stranger = type(PEOPLE[0])(999, "Eve", None, "en")
+    other = PEOPLE[(seat + 1) % 4]
+
+    refused = await moves.act(
+        core, press(table, Op.ACT, stranger, version=match.ply, arg=encode_action(action))
+    )
+    not_your_turn = await moves.act(
+        core, press(table, Op.ACT, other, version=match.ply, arg=encode_action(action))
+    )
+
+    assert refused.text == "These are not your cards." and refused.alert
+    assert not_your_turn.alert  # the seat's own press of another seat's cards is illegal
+    after = await reload(core, table)
+    assert after.version == table.version and core.match_of(after).ply == match.ply
+
+
+async def test_a_player_who_blocked_the_bot_is_played_for_and_the_table_says_so(
+    core: Core, messenger: FakeMessenger, scheduler: FakeScheduler
+) -> None:
+    table = await seat_four(core)
+    seat = to_move(core, table)
+    match = core.match_of(table)
+    action = next(a for a in match.legal_actions(seat) if a.verb is Verb.LEAD)
+    following = (seat + 1) % 4
+    messenger.unreachable.add(PEOPLE[following].user_id)
+
+    answer = await moves.act(
+        core, press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=encode_action(action))
+    )
+    await settle(core)  # every hand is refreshed after the move; one of them fails
+
+    assert answer.text.startswith("Played: ")
+    table = await reload(core, table)
+    assert table.seats[following].away
+    user = await core.storage.users.get(PEOPLE[following].user_id)
+    assert user is not None and not user.can_message
+    assert "I cannot reach" in group_table_text(messenger, table)
+    assert to_move(core, table) == following
+    assert f"ai:{table.id}" in scheduler.jobs  # a computer plays their turn now
+    await scheduler.fire(f"ai:{table.id}")
+    table = await reload(core, table)
+    logged = await core.storage.tables.log(table.id, LogKind.ACTION)
+    assert [(e.seat, e.by) for e in logged] == [(seat, Actor.PERSON), (following, Actor.COMPUTER)]
+
+
+async def test_after_a_restart_tables_are_shown_again_and_timers_rearmed(
+    storage: SqliteStorage, core: Core, messenger: FakeMessenger
+) -> None:
+    table = await seat_four(core, timer=120)
+    before = group_table_text(messenger, table)
+    edits = messenger.messages[table.table_message_id or 0].edits
+
+    scheduler = FakeScheduler()  # a new process: nothing scheduled, nothing in memory
+    fresh = make_core(storage, messenger, scheduler)
+    assert await resume_all(fresh) == 1
+    await settle(fresh)
+
+    assert f"timeout:{table.id}" in scheduler.jobs
+    assert scheduler.jobs[f"timeout:{table.id}"][0] <= 120
+    again = await reload(fresh, table)
+    assert messenger.messages[again.table_message_id or 0].edits > edits
+    assert group_table_text(messenger, again) == before
+    hands = [
+        m for m in messenger.messages.values() if m.chat_id != GROUP.chat_id and m.screen.buttons
+    ]
+    assert len(hands) == 4  # one hand message per player, not a second copy
