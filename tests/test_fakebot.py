@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from fakebot import TEST_TOKEN, FakeTelegram, SimUser
+from fakebot import TEST_TOKEN, Bucket, Call, FakeTelegram, SimUser, TelegramLimits, Window
 from fakebot.fixtures import BotProcessFactory
 from fakebot.formatting import ParseError, format_text
+from fakebot.limits import RateLimiter
 from telegram import (
     Bot,
     BotCommand,
@@ -407,3 +409,180 @@ async def test_bot_process_lifecycle(
     assert await process.stop() == 0
     assert "start #2" in process.log_text()
     fake_telegram.assert_no_unknown_calls()
+
+
+# ------------------------------------------------------------------ flood limits (opt-in)
+
+
+class FakeClock:
+    """The limits' clock, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@contextlib.asynccontextmanager
+async def limited(
+    limits: TelegramLimits, clock: FakeClock
+) -> AsyncIterator[tuple[FakeTelegram, Bot]]:
+    async with (
+        FakeTelegram(limits=limits, clock=clock) as fake,
+        Bot(TEST_TOKEN, base_url=fake.base_url) as client,
+    ):
+        yield fake, client
+
+
+def last_429(fake: FakeTelegram) -> Call:
+    call = fake.calls[-1]
+    assert call.status == 429, call
+    return call
+
+
+async def test_limits_are_off_by_default(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    assert fake_telegram.limits is None
+    group = fake_telegram.add_group("G", [fake_telegram.add_user("Ann")])
+    for n in range(25):  # over 20 a minute in one group: fine without limits
+        await bot.send_message(group.id, f"m{n}")
+    assert fake_telegram.rate_limit_hits == [] and not fake_telegram.failed_calls()
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_overall_limit_counts_chat_calls_only() -> None:
+    clock = FakeClock()
+    limits = TelegramLimits(overall=Window(5, 1.0), group=None, private=None)
+    async with limited(limits, clock) as (fake, bot):
+        users = [fake.add_user(name) for name in ("A", "B", "C", "D", "E", "F")]
+        for user in users:
+            await user.start_bot()
+        menu = await bot.send_message(users[0].id, "menu", reply_markup=keyboard([("A", "a")]))
+        for user in users[1:5]:
+            await bot.send_message(user.id, "hi")
+        with pytest.raises(RetryAfter, match="Retry in 1 seconds"):
+            await bot.send_message(users[5].id, "sixth in one second")
+        call = last_429(fake)
+        assert call.response == {
+            "ok": False,
+            "error_code": 429,
+            "description": "Too Many Requests: retry after 1",
+            "parameters": {"retry_after": 1},
+        }
+        assert fake.messages(users[5], from_bot=True) == []  # no effect
+        (hit,) = fake.rate_limit_hits
+        assert (hit.scope, hit.chat_id, hit.retry_after, hit.seq) == (
+            "overall",
+            users[5].id,
+            1,
+            call.seq,
+        )
+        assert hit.waited_out is None
+
+        # Not limited: polling, answering a press, look-ups.
+        assert (await bot.get_me()).username == "kozel_test_bot"
+        assert (await bot.get_chat_member(users[0].id, users[0].id)).status == "member"
+        offset = await drain(bot)
+        press = asyncio.create_task(users[0].press_button(users[0], menu.message_id, "A"))
+        (update,) = await bot.get_updates(offset=offset, timeout=5)
+        assert update.callback_query is not None
+        await update.callback_query.answer("pressed")
+        assert (await press).text == "pressed"
+        assert hit.waited_out is None
+
+        clock.now += 0.5  # too early, and to another chat: the overall limit is global
+        with pytest.raises(RetryAfter):
+            await bot.send_message(users[1].id, "too early")
+        assert hit.waited_out is False
+        clock.now += 1.0  # the second 429 said "retry after 1" too
+        await bot.send_message(users[1].id, "a second later")
+        first, second = fake.rate_limit_hits
+        assert (first.waited_out, second.waited_out) == (False, True)
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_group_limit_counts_edits_and_deletes() -> None:
+    clock = FakeClock()
+    async with limited(TelegramLimits(overall=None), clock) as (fake, bot):
+        ann = fake.add_user("Ann")
+        await ann.start_bot()
+        group, other = fake.add_group("G", [ann]), fake.add_group("H", [ann])
+        markup = keyboard([("x", "x")])
+        sent = [await bot.send_message(group.id, f"m{n}") for n in range(10)]
+        for n, message in enumerate(sent[:5]):
+            await bot.edit_message_text(f"e{n}", group.id, message.message_id)
+        for message in sent[5:8]:
+            await bot.edit_message_reply_markup(group.id, message.message_id, reply_markup=markup)
+        await bot.delete_message(group.id, sent[9].message_id)
+        await bot.send_chat_action(group.id, "typing")  # the 20th in a minute
+        with pytest.raises(RetryAfter, match="Retry in 60 seconds"):
+            await bot.edit_message_text("over", group.id, sent[0].message_id)
+        assert fake.message(group, sent[0].message_id).text == "e0"  # no effect
+        await bot.send_message(other.id, "another group has its own minute")
+        await bot.send_message(ann.id, "private chats too")
+        await bot.get_chat(group.id)  # look-ups are not limited
+
+        clock.now += 30
+        with pytest.raises(RetryAfter, match="Retry in 30 seconds"):
+            await bot.send_message(group.id, "half a minute later")
+        clock.now += 30
+        await bot.send_message(group.id, "a minute after the first")
+        hits = fake.rate_limit_hits
+        assert [(h.scope, h.chat_id, h.retry_after) for h in hits] == [
+            ("group", group.id, 60),
+            ("group", group.id, 30),
+        ]
+        assert [h.waited_out for h in hits] == [False, True]
+        assert hits[0].next_method == "sendMessage"
+
+
+@pytest.mark.filterwarnings("ignore::telegram.warnings.PTBDeprecationWarning")
+async def test_private_limit_allows_a_burst_of_three() -> None:
+    clock = FakeClock()
+    async with limited(TelegramLimits(overall=None), clock) as (fake, bot):
+        ann, bob = fake.add_user("Ann"), fake.add_user("Bob")
+        await ann.start_bot()
+        await bob.start_bot()
+        hand = await bot.send_message(ann.id, "hand")
+        await bot.edit_message_text("hand 2", ann.id, hand.message_id)
+        await bot.edit_message_text("hand 3", ann.id, hand.message_id)
+        with pytest.raises(RetryAfter, match="Retry in 1 seconds"):
+            await bot.edit_message_text("hand 4", ann.id, hand.message_id)
+        await bot.send_message(bob.id, "Bob's chat is not Ann's")
+        clock.now += 0.5
+        with pytest.raises(RetryAfter):
+            await bot.delete_message(ann.id, hand.message_id)
+        clock.now += 0.5
+        await bot.edit_message_text("hand 4", ann.id, hand.message_id)  # one a second
+        with pytest.raises(RetryAfter):
+            await bot.send_message(ann.id, "no burst left")
+        assert fake.message(ann, hand.message_id).text == "hand 4"
+        hits = fake.rate_limit_hits
+        assert [(h.scope, h.chat_id) for h in hits] == [("private", ann.id)] * 3
+        # retry_after is whole seconds, rounded up: half a second owed is "retry after 1",
+        # so the edit at +1.0 passed the bucket but did not wait the second hit out.
+        assert [h.retry_after for h in hits] == [1, 1, 1]
+        assert [h.waited_out for h in hits] == [False, False, None]
+
+
+def test_window_and_bucket_shapes() -> None:
+    clock = FakeClock()
+    params = {"chat_id": -400000001}
+    window = RateLimiter(TelegramLimits(overall=None), clock)
+    bucket = RateLimiter(TelegramLimits.buckets(), clock)
+    for limiter in (window, bucket):
+        assert all(limiter.check("sendMessage", params) is None for _ in range(20))
+    clock.now += 3  # a bucket refills one call in three seconds; a window waits a minute
+    assert bucket.check("sendMessage", params) is None
+    hit = window.check("sendMessage", params)
+    assert hit is not None and hit.retry_after == 57
+    assert window.check("answerCallbackQuery", {"callback_query_id": "1"}) is None
+    assert window.check("getChatMember", params) is None
+    assert window.check("setMyCommands", {}) is None
+    supergroup = {"chat_id": "@kozel_club"}
+    assert window.check("sendMessage", supergroup) is None
+    assert window._states[("group", "@kozel_club")]
+    enforced = FakeTelegram(limits=TelegramLimits.buckets())
+    assert isinstance(enforced.limits and enforced.limits.group, Bucket)
+    enforced.enforce_limits(None)
+    assert enforced.limits is None and enforced.rate_limit_hits == []

@@ -1,6 +1,16 @@
 """A fake Telegram Bot API server for end-to-end tests; see README.md in this folder."""
 
-from .models import ApiError, Button, Call, CallbackAnswer, ChatState, MessageVersion, StoredMessage
+from .limits import Bucket, RateLimitHit, TelegramLimits, Window
+from .models import (
+    ApiError,
+    Button,
+    Call,
+    CallbackAnswer,
+    ChatState,
+    MessageVersion,
+    Press,
+    StoredMessage,
+)
 from .process import BotProcess
 from .server import BOT_ID, BOT_USERNAME, TEST_TOKEN, FakeTelegram
 from .users import ChatRef, SimGroup, SimUser
@@ -11,6 +21,7 @@ __all__ = [
     "TEST_TOKEN",
     "ApiError",
     "BotProcess",
+    "Bucket",
     "Button",
     "Call",
     "CallbackAnswer",
@@ -18,7 +29,11 @@ __all__ = [
     "ChatState",
     "FakeTelegram",
     "MessageVersion",
+    "Press",
+    "RateLimitHit",
     "SimGroup",
     "SimUser",
     "StoredMessage",
+    "TelegramLimits",
+    "Window",
 ]

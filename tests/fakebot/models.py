@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -18,6 +19,7 @@ __all__ = [
     "ChatState",
     "JSONDict",
     "MessageVersion",
+    "Press",
     "StoredMessage",
 ]
 
@@ -79,6 +81,7 @@ class MessageVersion:
     entities: tuple[JSONDict, ...]
     reply_markup: JSONDict | None
     date: int
+    at: float = 0.0  # time.time() when the server stored this version
 
 
 @dataclass(eq=False)
@@ -226,6 +229,7 @@ class StoredMessage:
                 self.entities,
                 self.reply_markup,
                 self.edit_date or self.date,
+                time.time(),
             )
         )
 
@@ -265,6 +269,24 @@ class Call:
             params = params[:200] + "..."
         outcome = "ok" if self.ok else f"{self.error_code} {self.description}"
         return f"#{self.seq} {self.method} {params} -> {outcome}"
+
+
+@dataclass(eq=False)
+class Press:
+    """A simulated button press (a callback query) and when the bot answered it."""
+
+    query_id: str
+    user_id: int
+    chat_id: int
+    message_id: int
+    data: str
+    at: float  # time.time() when the update was queued
+    answered_at: float | None = None  # time.time() of the bot's answerCallbackQuery
+    answer: CallbackAnswer | None = None
+
+    @property
+    def latency(self) -> float | None:
+        return None if self.answered_at is None else self.answered_at - self.at
 
 
 @dataclass(frozen=True)

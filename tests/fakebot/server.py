@@ -25,7 +25,8 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from .formatting import FormattedText, ParseError, format_text, utf16_len
-from .models import ApiError, Call, CallbackAnswer, ChatState, JSONDict, StoredMessage
+from .limits import RateLimiter, RateLimitHit, TelegramLimits
+from .models import ApiError, Call, CallbackAnswer, ChatState, JSONDict, Press, StoredMessage
 from .users import BotStatus, ChatRef, SimGroup, SimUser
 
 __all__ = ["BOT_ID", "BOT_USERNAME", "TEST_TOKEN", "FakeTelegram"]
@@ -117,6 +118,7 @@ _INLINE_BUTTON_KINDS = (
 _COMMAND_RE = re.compile(r"(?<![\w/])/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,32})?")
 _BOT_COMMAND_RE = re.compile(r"[a-z0-9_]{1,32}")
 
+TELEGRAM_LIMITS = TelegramLimits()  # Telegram's published numbers (see fakebot.limits)
 MAX_TEXT_LENGTH = 4096
 MAX_CALLBACK_DATA_BYTES = 64
 MAX_CALLBACK_ANSWER_LENGTH = 200
@@ -178,6 +180,7 @@ class _PendingQuery:
     data: str
     created: float
     answer: asyncio.Future[CallbackAnswer]
+    record: Press
 
 
 class FakeTelegram:
@@ -191,7 +194,11 @@ class FakeTelegram:
         bot_username: str = BOT_USERNAME,
         privacy_mode: bool = True,
         callback_query_ttl: float = 15.0,
+        limits: TelegramLimits | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
+        """``limits`` turns Telegram's flood limits on (see :mod:`fakebot.limits`; off by
+        default); ``clock`` is the limits' clock in seconds (default ``time.monotonic``)."""
         self.token = token
         self.bot_user: JSONDict = {
             "id": BOT_ID,
@@ -208,6 +215,7 @@ class FakeTelegram:
         self.unknown_calls: list[Call] = []
         self.internal_errors: list[str] = []
         self.callback_answers: list[CallbackAnswer] = []
+        self.press_log: list[Press] = []  # every simulated press, answered or not
         self.update_log: list[JSONDict] = []  # every update ever queued
         self.dropped_updates: list[JSONDict] = []  # filtered out by allowed_updates
         self.commands: dict[tuple[str, str], list[JSONDict]] = {}
@@ -227,6 +235,10 @@ class FakeTelegram:
         self._injections: list[_Injection] = []
         self._delays: dict[str, float] = {}
         self._changed = _Signal()
+        self._chat_signals: dict[int, _Signal] = {}
+        self._chat_seq: dict[int, int] = {}
+        self._limiter: RateLimiter | None = None
+        self.enforce_limits(limits, clock=clock)
         self._failure: str | None = None
         self._closing = False
         self._runner: web.AppRunner | None = None
@@ -257,6 +269,8 @@ class FakeTelegram:
         """Answer pending long polls, fail pending presses and close the server."""
         self._closing = True
         self._changed.fire()
+        for signal in self._chat_signals.values():
+            signal.fire()
         for query in self._queries.values():
             if not query.answer.done():
                 query.answer.cancel()
@@ -314,6 +328,30 @@ class FakeTelegram:
         error = ApiError(code, description, parameters or None)
         self._injections.append(_Injection(method.lower(), error, times, when))
 
+    def enforce_limits(
+        self,
+        limits: TelegramLimits | None = TELEGRAM_LIMITS,
+        *,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        """Answer calls over Telegram's flood limits with 429 from now on (``None``: stop).
+
+        Starts from empty windows; earlier :attr:`rate_limit_hits` are forgotten."""
+        if limits is None:
+            self._limiter = None
+        else:
+            self._limiter = RateLimiter(limits, clock or time.monotonic)
+
+    @property
+    def limits(self) -> TelegramLimits | None:
+        """The enforced limits, or None when they are off (the default)."""
+        return self._limiter.limits if self._limiter else None
+
+    @property
+    def rate_limit_hits(self) -> list[RateLimitHit]:
+        """Every 429 the limits caused, oldest first (empty when limits are off)."""
+        return self._limiter.hits if self._limiter else []
+
     def set_delay(self, method: str, seconds: float) -> None:
         """Delay every answer to ``method`` by ``seconds`` (0 removes the delay)."""
         if seconds > 0:
@@ -325,6 +363,8 @@ class FakeTelegram:
         """Make every pending and future ``wait_for`` fail at once (e.g. the bot died)."""
         self._failure = reason
         self._changed.fire()
+        for signal in self._chat_signals.values():
+            signal.fire()
 
     def clear_failure(self) -> None:
         self._failure = None
@@ -507,15 +547,19 @@ class FakeTelegram:
                 f"no button with callback_data {callback_data!r} on message {message_id} "
                 f"in chat {chat.id}; current keyboard: {current}"
             )
+        query_id = str(next(self._query_ids))
+        record = Press(query_id, user.id, chat.id, message_id, callback_data, time.time())
         query = _PendingQuery(
-            id=str(next(self._query_ids)),
+            id=query_id,
             user=user,
             message=message,
             data=callback_data,
             created=time.monotonic(),
             answer=asyncio.get_running_loop().create_future(),
+            record=record,
         )
         self._queries[query.id] = query
+        self.press_log.append(record)
         payload = {
             "id": query.id,
             "from": user.to_api(),
@@ -640,6 +684,24 @@ class FakeTelegram:
                 raise TimeoutError(f"waited {timeout}s for {label}\n{self.describe_recent_calls()}")
             await self._changed.wait(remaining)
 
+    def chat_seq(self, ref: ChatRef) -> int:
+        """How many times a message in the chat changed (sent, edited, deleted) so far."""
+        return self._chat_seq.get(self.chat(ref).id, 0)
+
+    async def wait_chat(self, ref: ChatRef, since: int, timeout: float) -> bool:
+        """Wait until the chat's :meth:`chat_seq` passes ``since``; False after ``timeout``
+        (or when the server stops or fails). Woken only by that chat: cheap to use from many
+        simulated people at once."""
+        chat_id = self.chat(ref).id
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self._chat_seq.get(chat_id, 0) <= since:
+            remaining = deadline - loop.time()
+            if remaining <= 0 or self._closing or self._failure is not None:
+                return False
+            await self._chat_signals.setdefault(chat_id, _Signal()).wait(remaining)
+        return True
+
     async def wait_for_message(
         self,
         ref: ChatRef,
@@ -709,6 +771,17 @@ class FakeTelegram:
 
         if request.match_info["token"] != self.token:
             return self._answer(canonical, params, ApiError(401, "Unauthorized"))
+        if self._limiter is not None:
+            hit = self._limiter.check(canonical, params)
+            if hit is not None:
+                error = ApiError(
+                    429,
+                    f"Too Many Requests: retry after {hit.retry_after}",
+                    {"retry_after": hit.retry_after},
+                )
+                response = self._answer(canonical, params, error)
+                hit.seq = self._last_seq
+                return response
         delay = self._delays.get(canonical.lower())
         if delay:
             await asyncio.sleep(delay)
@@ -834,7 +907,14 @@ class FakeTelegram:
     def _touch(self, message: StoredMessage) -> None:
         message.record_version()
         message.changed_seq = self._next_seq()
+        self._chat_changed(message.chat)
         self._changed.fire()
+
+    def _chat_changed(self, chat: ChatState) -> None:
+        self._chat_seq[chat.id] = self._chat_seq.get(chat.id, 0) + 1
+        signal = self._chat_signals.get(chat.id)
+        if signal is not None:
+            signal.fire()
 
     # ================================================================== helpers for methods
 
@@ -1175,6 +1255,7 @@ class FakeTelegram:
         message.deleted = True
         if message.message_id in chat.pinned:
             chat.pinned.remove(message.message_id)
+        self._chat_changed(chat)
         self._changed.fire()
 
     def api_answerCallbackQuery(self, params: JSONDict) -> bool:
@@ -1194,6 +1275,8 @@ class FakeTelegram:
             cache_time=int(params.get("cache_time") or 0),
         )
         self.callback_answers.append(answer)
+        query.record.answered_at = time.time()
+        query.record.answer = answer
         query.answer.set_result(answer)
         return True
 
