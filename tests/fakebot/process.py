@@ -35,7 +35,10 @@ class BotProcess:
         env: Mapping[str, str] | None = None,
         command: Sequence[str] | None = None,
         startup_timeout: float = 20.0,
+        cwd: Path | None = None,
     ) -> None:
+        """``cwd``: the checkout to run (default: this one); it comes first on PYTHONPATH,
+        so another checkout's ``bot`` package (an older commit, say) can be measured."""
         self.server = server
         self.workdir = workdir
         self.token = token
@@ -44,6 +47,7 @@ class BotProcess:
         self.extra_env = dict(env or {})
         self.command = list(command or [sys.executable, "-m", "bot"])
         self.startup_timeout = startup_timeout
+        self.cwd = cwd or REPO_ROOT
         self._proc: asyncio.subprocess.Process | None = None
         self._log: IO[bytes] | None = None
         self._watcher: asyncio.Task[None] | None = None
@@ -66,7 +70,7 @@ class BotProcess:
 
     def environment(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("KOZEL_")}
-        python_path = [str(REPO_ROOT)]
+        python_path = [str(self.cwd)]
         if env.get("PYTHONPATH"):
             python_path.append(env["PYTHONPATH"])
         no_proxy = ",".join(filter(None, ["127.0.0.1,localhost", env.get("NO_PROXY")]))
@@ -107,7 +111,7 @@ class BotProcess:
         self._expect_exit = False
         self._proc = await asyncio.create_subprocess_exec(
             *self.command,
-            cwd=REPO_ROOT,
+            cwd=self.cwd,
             env=self.environment(),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=self._log,

@@ -1,0 +1,256 @@
+"""The load benchmark's figures, from the fake server's records and the bot's database."""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+import sqlite3
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from e2e.driver import TURN_MARK
+from fakebot.limits import TelegramLimits
+from fakebot.server import FakeTelegram
+
+from .people import MATCH_OVER, TableRun, is_hand_version, played
+
+__all__ = ["Figures", "measure", "percentile", "render"]
+
+DEAL_POST = re.compile(r"\bDeal \d+ is over\b")
+
+
+def percentile(values: Sequence[float], p: float) -> float | None:
+    """Nearest-rank percentile (``p`` in 0..100); None without values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+@dataclass
+class Figures:
+    seconds: float = 0.0
+    tables: int = 0
+    tables_started: int = 0
+    cards: int = 0
+    actions: int = 0
+    limited_calls: Counter[str] = field(default_factory=Counter)
+    group_calls: Counter[str] = field(default_factory=Counter)  # the part sent to groups
+    refused_calls: Counter[str] = field(default_factory=Counter)  # 429s by method
+    turn_lags: list[float] = field(default_factory=list)
+    turns_never_shown: int = 0
+    answer_latencies: list[float] = field(default_factory=list)
+    presses: int = 0
+    presses_unanswered: int = 0
+    stale_answers: int = 0
+    hits_by_scope: Counter[str] = field(default_factory=Counter)
+    hits_not_waited_out: int = 0
+    hits_no_next_call: int = 0
+    deals_owed: int = 0
+    matches_owed: int = 0
+    deal_posts: int = 0
+    match_posts: int = 0
+
+    @property
+    def cards_per_second(self) -> float:
+        return self.cards / self.seconds if self.seconds else 0.0
+
+    def per_card(self, count: int) -> float | None:
+        return count / self.cards if self.cards else None
+
+
+def measure(
+    fake: FakeTelegram,
+    tables: Sequence[TableRun],
+    db: Path,
+    limits: TelegramLimits,
+    t0: float,
+    t1: float,
+) -> Figures:
+    """Figures for the window ``[t0, t1)`` (epoch seconds); posts owed/delivered for the run."""
+    figures = Figures(seconds=t1 - t0, tables=len(tables))
+    figures.tables_started = sum(t.matches_started > 0 for t in tables)
+
+    def inside(at: float | None) -> bool:
+        return at is not None and t0 <= at < t1
+
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("SELECT kind, at, text FROM table_log").fetchall()
+    for kind, at, text in rows:
+        if kind == "action" and inside(at):
+            figures.actions += 1
+            figures.cards += max(0, len(str(text).split()) - 2)  # "<seat> <verb> <cards...>"
+        elif kind == "deal":
+            figures.deals_owed += 1
+        elif kind == "match":
+            figures.matches_owed += 1
+
+    call_time = {}
+    for call in fake.calls:
+        call_time[call.seq] = call.time
+        if inside(call.time) and limits.applies(call.method, call.params):
+            figures.limited_calls[call.method] += 1
+            if _is_group(call.params.get("chat_id")):
+                figures.group_calls[call.method] += 1
+            if call.status == 429:
+                figures.refused_calls[call.method] += 1
+    for hit in fake.rate_limit_hits:
+        if inside(call_time.get(hit.seq)):
+            figures.hits_by_scope[hit.scope] += 1
+            if hit.waited_out is False:
+                figures.hits_not_waited_out += 1
+            elif hit.waited_out is None:
+                figures.hits_no_next_call += 1
+
+    for press in fake.press_log:
+        if not inside(press.at):
+            continue
+        figures.presses += 1
+        if press.latency is None:
+            figures.presses_unanswered += 1
+        else:
+            figures.answer_latencies.append(press.latency)
+            text = press.answer.text if press.answer else None
+            if text and re.search(r"out of date|not your turn", text, re.IGNORECASE):
+                figures.stale_answers += 1
+
+    for table in tables:
+        _turn_lags(fake, table, inside, figures)
+
+    for chat in {t.group.id for t in tables}:
+        for message in fake.chat(chat).messages.values():
+            if not message.from_bot or not message.versions:
+                continue
+            first = message.versions[0].text
+            figures.deal_posts += bool(DEAL_POST.search(first))
+            figures.match_posts += MATCH_OVER in first
+    return figures
+
+
+def _is_group(chat_id: object) -> bool:
+    try:
+        return int(str(chat_id)) < 0
+    except ValueError:
+        return True  # "@username"
+
+
+def _turn_lags(
+    fake: FakeTelegram,
+    table: TableRun,
+    inside: Callable[[float | None], bool],
+    figures: Figures,
+) -> None:
+    """Accepted play -> the next moment a hand of the table shows "👉" (a turn).
+
+    A turn shown on another person's hand counts from the press (it was nobody else's turn
+    before); on the player's own hand (a trick won, a lead again) only after the answer.
+    The lag is measured from the answer that said "Played", never below zero.
+    """
+    user_ids = {u.id for u in table.users}
+    marks: dict[int, list[float]] = {}
+    for user in table.users:
+        marks[user.id] = sorted(
+            v.at
+            for m in user.private_chat.messages.values()
+            if m.from_bot
+            for v in m.versions
+            if TURN_MARK in v.text and is_hand_version(v)
+        )
+    for press in fake.press_log:
+        if press.user_id not in user_ids or not inside(press.answered_at):
+            continue
+        if press.answer is None or not played(press.answer.text):
+            continue
+        assert press.answered_at is not None
+        candidates = []
+        for user_id, times in marks.items():
+            since = press.answered_at if user_id == press.user_id else press.at
+            i = bisect.bisect_right(times, since)
+            if i < len(times):
+                candidates.append(times[i])
+        if candidates:
+            figures.turn_lags.append(max(0.0, min(candidates) - press.answered_at))
+        else:
+            figures.turns_never_shown += 1
+
+
+# ------------------------------------------------------------------ output
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value * 1000:,.0f} ms"
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _rows(rows: Iterable[tuple[str, str]]) -> list[str]:
+    rows = list(rows)
+    width = max(len(k) for k, _ in rows)
+    return [f"  {k.ljust(width)}  {v}" for k, v in rows]
+
+
+def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
+    f = figures
+    lines = ["", "Kozel load benchmark", *(_rows(header)), ""]
+    lines.append("Throughput")
+    lines += _rows(
+        [
+            ("tables playing", f"{f.tables_started} of {f.tables}"),
+            ("cards played", f"{f.cards} in {f.actions} plays, {f.seconds:.0f} s"),
+            ("cards per second", _num(f.cards_per_second)),
+        ]
+    )
+    lines += ["", "Rate-limited calls (methods with a chat_id; 429s included)"]
+    lines.append(
+        f"  {'method':<24}{'calls':>7}{'per card':>10}{'private':>9}{'group':>7}{'429':>6}"
+    )
+    rows = [
+        (m, n, f.group_calls.get(m, 0), f.refused_calls.get(m, 0))
+        for m, n in f.limited_calls.most_common()
+    ]
+    total = ("total", *(sum(r[i] for r in rows) for i in (1, 2, 3)))
+    for method, count, group, refused in [*rows, total]:
+        lines.append(
+            f"  {method:<24}{count:>7}{_num(f.per_card(count)):>10}{count - group:>9}"
+            f"{group:>7}{refused:>6}"
+        )
+    lines += ["", "Latency                      p50        p95        p99"]
+    for label, values in (
+        ("turn lag (play -> next 👉)", f.turn_lags),
+        ("press -> answer", f.answer_latencies),
+    ):
+        cells = "".join(f"{_ms(percentile(values, p)):>11}" for p in (50, 95, 99))
+        lines.append(f"  {label:<26}{cells}  (n={len(values)})")
+    lines += _rows(
+        [
+            ("turns never shown", str(f.turns_never_shown)),
+            (
+                "presses",
+                f"{f.presses}, never answered {f.presses_unanswered}, "
+                f"answered 'out of date' {f.stale_answers}",
+            ),
+        ]
+    )
+    lines += ["", "429 answers"]
+    scopes = ", ".join(f"{scope} {n}" for scope, n in sorted(f.hits_by_scope.items())) or "-"
+    lines += _rows(
+        [
+            ("total", f"{sum(f.hits_by_scope.values())} ({scopes})"),
+            ("not waited out", str(f.hits_not_waited_out)),
+            ("no call after it", str(f.hits_no_next_call)),
+        ]
+    )
+    lines += ["", "Result posts (whole run: the bot's table_log vs the groups)"]
+    lines += _rows(
+        [
+            ("deals finished / posted", f"{f.deals_owed} / {f.deal_posts}"),
+            ("matches finished / posted", f"{f.matches_owed} / {f.match_posts}"),
+        ]
+    )
+    return "\n".join(lines)

@@ -1,0 +1,231 @@
+"""Load benchmark: many tables of people playing Kozel against Telegram's flood limits.
+
+Run by hand (it is not a test)::
+
+    .venv/bin/python tests/bench_load.py --tables 10 [--seconds 90] [--bot-dir DIR] [--seed N]
+
+It starts the fake Bot API (``tests/fakebot``) with Telegram's limits on (30 calls a second
+overall, 20 a minute per group, about 1 a second per private chat; see
+``tests/fakebot/limits.py``), then the real bot (``python -m bot``) with Telegram's numbers
+in its own limiter (``KOZEL_RATE_LIMIT=30``, ``KOZEL_GROUP_RATE_LIMIT=20``), the default
+``KOZEL_AI_DELAY`` and intervals, and turn timers scaled out of the way
+(``KOZEL_TIMEOUT_SCALE=1000``). ``--bot-dir DIR`` runs the bot of another checkout
+(cwd=DIR, PYTHONPATH=DIR), e.g. ``git worktree add /tmp/bench-before <commit>``, so an old
+commit is measured with the same harness.
+
+Each of ``--tables`` groups has four simulated people. The first opens a ``street`` table
+(``/newgame street``), the others join through the lobby's deep link, the first starts. Then
+each person plays at a human pace: when their private hand shows "👉", they think for
+``--think`` seconds (uniform, seeded by ``--seed``) and tap a legal play the way the e2e driver
+does (toggle cards, wait for the hand to show each tap, confirm). When a match ends, the
+creator opens the next one. After a warm-up (until every table has started) the benchmark
+measures for ``--seconds``, stops the people, stops the bot (SIGTERM) and prints:
+
+- cards played per second (cards, not plays: a street lead may hold 1-3 cards), from the
+  bot's ``table_log``;
+- rate-limited calls per card (every call with a chat_id the bot made, 429s included), in
+  total and by method;
+- turn lag p50/p95/p99: from the answer "Played ..." to the next moment a hand of that table
+  shows "👉";
+- answer latency p50/p95/p99 of presses (press -> answerCallbackQuery) and presses never
+  answered;
+- 429 answers, by limit, and how many the bot did not wait out;
+- deals and matches finished (``table_log`` rows ``deal``/``match``) vs the result posts that
+  reached the groups (whole run, counted after the bot stopped).
+
+Everything runs on 127.0.0.1; each wait is bounded; the run stops by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench.people import Pace, Person, TableRun
+from bench.report import measure, render
+from fakebot.limits import TelegramLimits
+from fakebot.process import REPO_ROOT, BotProcess
+from fakebot.server import FakeTelegram
+
+NAMES = ("Anna", "Boris", "Vera", "Gleb")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Load benchmark of the Kozel bot against Telegram's flood limits.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--tables", type=int, default=10, help="groups of four people")
+    parser.add_argument("--seconds", type=float, default=90.0, help="measured time")
+    parser.add_argument("--bot-dir", type=Path, default=None, help="checkout to run the bot from")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the people's choices")
+    parser.add_argument("--think", type=float, nargs=2, default=(0.8, 2.0), metavar=("MIN", "MAX"))
+    parser.add_argument(
+        "--tap",
+        type=float,
+        nargs=2,
+        default=(0.2, 0.5),
+        metavar=("MIN", "MAX"),
+        help="seconds between the taps of one play",
+    )
+    parser.add_argument(
+        "--limits",
+        choices=("window", "bucket"),
+        default="window",
+        help="shape of the overall and group limits: sliding windows or token buckets",
+    )
+    parser.add_argument(
+        "--warmup-timeout",
+        type=float,
+        default=None,
+        help="give up waiting for all tables after this (default 60 + 10/table)",
+    )
+    parser.add_argument(
+        "--setup-concurrency",
+        type=int,
+        default=5,
+        help="tables opening at the same time during the warm-up",
+    )
+    parser.add_argument("--log-level", default="INFO", help="the bot's KOZEL_LOG_LEVEL")
+    parser.add_argument("--keep", action="store_true", help="keep the work dir (log, database)")
+    args = parser.parse_args(argv)
+    if args.tables < 1 or args.seconds <= 0:
+        parser.error("--tables and --seconds must be positive")
+    if args.bot_dir is not None and not (args.bot_dir / "bot" / "__main__.py").is_file():
+        parser.error(f"{args.bot_dir} has no bot/__main__.py")
+    return args
+
+
+def describe_checkout(path: Path) -> str:
+    def git(*cmd: str) -> str:
+        result = subprocess.run(
+            ["git", "-C", str(path), *cmd], capture_output=True, text=True, timeout=10
+        )
+        return result.stdout.strip()
+
+    commit = git("rev-parse", "--short", "HEAD") or "?"
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", "bot", "kozel_rules")
+    return f"{path} @ {commit}{' + uncommitted changes in bot/ or kozel_rules/' if dirty else ''}"
+
+
+def cpu(usage: resource.struct_rusage) -> float:
+    return usage.ru_utime + usage.ru_stime
+
+
+def load_average() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f} (1/5/15 min; {os.cpu_count()} CPUs)"
+
+
+async def run(args: argparse.Namespace, workdir: Path) -> int:
+    limits = TelegramLimits.buckets() if args.limits == "bucket" else TelegramLimits()
+    bot_dir = (args.bot_dir or REPO_ROOT).resolve()
+    load_before = load_average()
+    env = {
+        "KOZEL_RATE_LIMIT": "30",
+        "KOZEL_GROUP_RATE_LIMIT": "20",
+        "KOZEL_TIMEOUT_SCALE": "1000",
+        "KOZEL_LOG_LEVEL": args.log_level,
+        "PYTHONPATH": str(bot_dir),
+    }
+    pace = Pace(think=tuple(args.think), tap=tuple(args.tap))  # type: ignore[arg-type]
+    stop = asyncio.Event()
+    async with FakeTelegram(limits=limits) as fake:
+        bot = BotProcess(fake, workdir, env=env, cwd=bot_dir, startup_timeout=60)
+        await bot.start()
+        print(f"bot started from {bot_dir}; opening {args.tables} tables ...", flush=True)
+        tables: list[TableRun] = []
+        for index in range(args.tables):
+            users = [fake.add_user(name) for name in NAMES]
+            group = fake.add_group(f"Kozel club {index + 1}", users, admins=users[:1])
+            people = [
+                Person(fake, user, random.Random(f"{args.seed}:{index}:{seat}"), pace, stop)
+                for seat, user in enumerate(users)
+            ]
+            tables.append(TableRun(fake, index + 1, group, people, stop))
+        slots = asyncio.Semaphore(args.setup_concurrency)
+        runs = [asyncio.create_task(t.run(slots)) for t in tables]
+        people = [asyncio.create_task(p.run()) for t in tables for p in t.people]
+
+        warmup = args.warmup_timeout or 60 + 10 * args.tables
+        started = time.time()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(
+                asyncio.gather(*(t.started.wait() for t in tables)), timeout=warmup
+            )
+        playing = sum(t.matches_started > 0 for t in tables)
+        print(
+            f"warm-up {time.time() - started:.0f} s: {playing} of {args.tables} tables playing; "
+            f"measuring {args.seconds:.0f} s ...",
+            flush=True,
+        )
+        cpu_before = resource.getrusage(resource.RUSAGE_SELF)
+        t0 = time.time()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=args.seconds)
+        t1 = time.time()
+        cpu_after = resource.getrusage(resource.RUSAGE_SELF)
+        stop.set()
+        load_after = load_average()
+        _, pending = await asyncio.wait(runs + people, timeout=5)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        code = await bot.stop(timeout=20)
+        bot_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+
+        figures = measure(fake, tables, bot.db_path, limits, t0, t1)
+        errors = [f"table {t.index}: {t.error}" for t in tables if t.error]
+        header = [
+            ("bot", describe_checkout(bot_dir)),
+            ("tables", f"{args.tables} x 4 people, street; seed {args.seed}"),
+            (
+                "pace",
+                f"think {args.think[0]}-{args.think[1]} s, taps {args.tap[0]}-{args.tap[1]} s",
+            ),
+            ("limits", f"overall {limits.overall}; group {limits.group}; private {limits.private}"),
+            ("window", f"{t1 - t0:.0f} s after a {t0 - started:.0f} s warm-up"),
+            ("load average", f"before {load_before}; after {load_after}"),
+            (
+                "CPU used",
+                f"harness {cpu(cpu_after) - cpu(cpu_before):.0f} s in the window; "
+                f"bot {cpu(bot_cpu):.0f} s in all",
+            ),
+            ("bot exit", f"{code} (SIGTERM)"),
+        ]
+        print(render(figures, header))
+        matches = sum(t.matches_over for t in tables)
+        print(f"\n  matches completed by the people: {matches}")
+        if errors:
+            print("  tables that failed:\n    " + "\n    ".join(errors))
+        if fake.internal_errors:
+            print(f"  fake server errors: {fake.internal_errors[:5]}")
+        tracebacks = bot.log_text().count("Traceback")
+        if tracebacks:
+            print(f"  the bot logged {tracebacks} tracebacks (see {bot.log_path})")
+        return 0 if code == 0 and not fake.internal_errors else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.keep:
+        workdir = Path(tempfile.mkdtemp(prefix="kozel-bench-"))
+        print(f"work dir (kept): {workdir}")
+        return asyncio.run(run(args, workdir))
+    with tempfile.TemporaryDirectory(prefix="kozel-bench-") as tmp:
+        return asyncio.run(run(args, Path(tmp)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
