@@ -185,7 +185,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
         code = await bot.stop(timeout=20)
         bot_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
 
-        figures = measure(fake, tables, bot.db_path, limits, t0, t1)
+        figures = measure(fake, tables, bot.db_path, limits, t0, t1, bot.log_text())
         errors = [f"table {t.index}: {t.error}" for t in tables if t.error]
         header = [
             ("bot", describe_checkout(bot_dir)),

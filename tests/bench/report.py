@@ -20,6 +20,8 @@ from .people import MATCH_OVER, TableRun, is_hand_version, played
 __all__ = ["Figures", "measure", "percentile", "render"]
 
 DEAL_POST = re.compile(r"\bDeal \d+ is over\b")
+# PTB's AIORateLimiter logs each 429 it sleeps off (and meanwhile holds every request).
+RETRYING = re.compile(r"Rate limit hit\. Retrying after ([\d.]+) seconds")
 
 
 def percentile(values: Sequence[float], p: float) -> float | None:
@@ -50,6 +52,8 @@ class Figures:
     hits_by_scope: Counter[str] = field(default_factory=Counter)
     hits_not_waited_out: int = 0
     hits_no_next_call: int = 0
+    silences: list[float] = field(default_factory=list)  # gaps > 1 s with no bot call
+    limiter_sleeps: list[float] = field(default_factory=list)  # PTB "Retrying after N"
     deals_owed: int = 0
     matches_owed: int = 0
     deal_posts: int = 0
@@ -70,6 +74,7 @@ def measure(
     limits: TelegramLimits,
     t0: float,
     t1: float,
+    bot_log: str = "",
 ) -> Figures:
     """Figures for the window ``[t0, t1)`` (epoch seconds); posts owed/delivered for the run."""
     figures = Figures(seconds=t1 - t0, tables=len(tables))
@@ -78,6 +83,7 @@ def measure(
     def inside(at: float | None) -> bool:
         return at is not None and t0 <= at < t1
 
+    figures.limiter_sleeps = [float(n) for n in RETRYING.findall(bot_log)]
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT kind, at, text FROM table_log").fetchall()
     for kind, at, text in rows:
@@ -90,8 +96,13 @@ def measure(
             figures.matches_owed += 1
 
     call_time = {}
+    last: float | None = None
     for call in fake.calls:
         call_time[call.seq] = call.time
+        if call.method != "getUpdates" and inside(call.time):
+            if last is not None and call.time - last > 1.0:
+                figures.silences.append(call.time - last)
+            last = call.time
         if inside(call.time) and limits.applies(call.method, call.params):
             figures.limited_calls[call.method] += 1
             if _is_group(call.params.get("chat_id")):
@@ -244,6 +255,16 @@ def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
             ("total", f"{sum(f.hits_by_scope.values())} ({scopes})"),
             ("not waited out", str(f.hits_not_waited_out)),
             ("no call after it", str(f.hits_no_next_call)),
+            (
+                "bot's limiter slept",
+                f"{len(f.limiter_sleeps)} times, {sum(f.limiter_sleeps):.0f} s in all "
+                f"(whole run; PTB holds every request meanwhile)",
+            ),
+            (
+                "bot silent > 1 s",
+                f"{len(f.silences)} times, {sum(f.silences):.0f} s in all, longest "
+                f"{max(f.silences, default=0):.1f} s (no call but getUpdates)",
+            ),
         ]
     )
     lines += ["", "Result posts (whole run: the bot's table_log vs the groups)"]
