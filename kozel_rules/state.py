@@ -265,7 +265,7 @@ class GameState:
     last_taker: int  # -1 before the first trick is taken
     seen_face_up: int  # the face-up cards of the deal's completed tricks
     revealed: list[int]  # per seat: face-up cards it took back when a special was declared
-    face_down: list[int]  # per seat: the cards it put face down
+    face_down: list[int]  # per seat: the cards it put face down (and did not take back)
     voids: list[int]  # follow play, per seat: bit ``key`` set if it showed it lacks that key
     gifts: list[tuple[int, int, int]]  # the exchanges: (giver, receiver, card mask)
     special_of: list[int]  # per seat: the special kind its hand forms (0: none)
