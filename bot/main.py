@@ -32,5 +32,4 @@ def main(argv: list[str] | None = None) -> int:
         run,  # imported late so --help and config errors need no Telegram stack
     )
 
-    run(config)
-    return 0
+    return run(config)

@@ -132,6 +132,48 @@ async def _post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
         await core.storage.close()
 
 
-def run(config: Config) -> None:
+def run(config: Config) -> int:
+    """Run the bot until it is stopped; returns the exit status.
+
+    A first start says what is wrong in one line: a token Telegram rejects ends the bot with
+    status 2; an API that cannot be reached is said once, and the bot keeps running while PTB
+    retries (``bootstrap_retries=-1``: getMe, then deleteWebhook, with a growing pause of up to
+    30 seconds) until Telegram answers. The first getMe is made here, on the loop that
+    ``run_polling`` then uses, so that PTB's own ``initialize`` finds the bot initialized.
+    """
+    # Imported here to keep this function's needs next to it.
+    import asyncio
+    import sys
+
+    from telegram.error import InvalidToken, NetworkError
+
+    def rejected() -> int:
+        print("kozel-bot: Telegram rejected the token: check KOZEL_BOT_TOKEN", file=sys.stderr)
+        return 2
+
+    def not_invalid_token(record: logging.LogRecord) -> bool:
+        # PTB logs a refused token with a traceback before raising it; rejected() says it.
+        return not (record.exc_info and isinstance(record.exc_info[1], InvalidToken))
+
+    logging.getLogger("telegram.ext").addFilter(not_invalid_token)
     app = build(config)
-    app.run_polling(allowed_updates=Update.ALL_TYPES)
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)  # run_polling runs on the current event loop
+    try:
+        loop.run_until_complete(app.initialize())
+    except NetworkError as err:
+        print(
+            f"kozel-bot: Telegram's API at {config.api_url} cannot be reached ({err}); "
+            "retrying with backoff (at most 30 s apart) until it answers",
+            file=sys.stderr,
+            flush=True,
+        )
+    except (InvalidToken, KeyboardInterrupt) as err:
+        loop.run_until_complete(app.bot.shutdown())
+        loop.close()
+        return rejected() if isinstance(err, InvalidToken) else 0
+    try:
+        app.run_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=-1)
+    except InvalidToken:  # Telegram came within reach and refused the token
+        return rejected()
+    return 0

@@ -1,12 +1,17 @@
-"""``kozel-bot`` says clearly what is missing, and lists its settings."""
+"""``kozel-bot`` says clearly what is missing or wrong, and lists its settings."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
+import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from fakebot.server import FakeTelegram
 
 from bot.config import Config, ConfigError
 
@@ -15,6 +20,19 @@ def run_bot(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]
     return subprocess.run(
         [sys.executable, "-m", "bot", *args], env=env, capture_output=True, text=True, timeout=60
     )
+
+
+def bot_env(tmp_path: Path, **settings: str) -> dict[str, str]:
+    """The environment without any KOZEL_ setting of the caller's, plus ``settings``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KOZEL_")}
+    return {**env, "KOZEL_DB": str(tmp_path / "kozel.sqlite3"), **settings}
+
+
+def closed_port() -> int:
+    """A local port nothing listens on (it was free a moment ago)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def test_without_a_token_it_exits_with_code_2_and_one_clear_line() -> None:
@@ -43,3 +61,37 @@ def test_defaults() -> None:
 def test_a_bad_log_level_is_refused() -> None:
     with pytest.raises(ConfigError):
         Config.from_env({"KOZEL_BOT_TOKEN": "1:x", "KOZEL_LOG_LEVEL": "LOUD"})
+
+
+async def test_a_token_telegram_rejects_exits_with_code_2_and_one_clear_line(
+    fake_telegram: FakeTelegram, tmp_path: Path
+) -> None:
+    env = bot_env(tmp_path, KOZEL_BOT_TOKEN="123:wrong", KOZEL_BOT_API_URL=fake_telegram.url)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=60)
+    assert process.returncode == 2
+    assert stderr.decode().strip().splitlines() == [
+        "kozel-bot: Telegram rejected the token: check KOZEL_BOT_TOKEN"
+    ]
+    assert not stdout
+    assert [call.status for call in fake_telegram.calls_to("getMe")] == [401]
+
+
+def test_an_api_out_of_reach_is_said_once_and_the_bot_keeps_trying(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    env = bot_env(tmp_path, KOZEL_BOT_TOKEN="123:abc", KOZEL_BOT_API_URL=url)
+    with subprocess.Popen(
+        [sys.executable, "-m", "bot"], env=env, stderr=subprocess.PIPE, text=True
+    ) as process:
+        assert process.stderr is not None
+        first = process.stderr.readline()  # blocks until the bot has tried once
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(timeout=4)  # it keeps running, retrying
+        process.send_signal(signal.SIGTERM)
+        rest = process.communicate(timeout=30)[1]
+    assert first.startswith(f"kozel-bot: Telegram's API at {url} cannot be reached (")
+    assert first.rstrip().endswith("retrying with backoff (at most 30 s apart) until it answers")
+    assert (first + rest).strip().splitlines() == [first.strip()]  # one line, no traceback
+    assert process.returncode == 0
