@@ -29,7 +29,7 @@ def help_screen(t: Translator, *, private: bool) -> Screen:
     # Command names are not translated: they are what people type.
     commands = {
         "newgame": t._("open a table (ziege, street or moscow)"),
-        "cancel": t._("cancel the table (creator or admin)"),
+        "cancel": t._("cancel the table (the player who opened it, or an admin)"),
         "score": t._("the standings of the running match"),
         "rules": t._("the rules of each variant"),
         "top": t._("this chat's ladder"),
@@ -37,7 +37,10 @@ def help_screen(t: Translator, *, private: bool) -> Screen:
         "history": t._("the last matches in this chat"),
         "settings": t._("turn timer (admins)"),
         "language": t._("the language I speak here"),
-        "kick": t._("remove a player: reply to their message (creator or admin)"),
+        "kick": t._(
+            "remove a player: reply to one of their messages "
+            "(the player who opened the table, or an admin)"
+        ),
         "resetladder": t._("start a new season of the ladder (admins)"),
     }
     lines += [f"/{command} — {text}" for command, text in commands.items()]
@@ -67,6 +70,7 @@ def settings_screen(t: Translator, timeout: int, choices: Sequence[int]) -> Scre
     """``choices``: the turn timers offered, in seconds (0: off)."""
 
     def label(seconds: int) -> str:
+        # TRANSLATORS: a button: no turn timer at all.
         text = t._("off") if seconds == 0 else t.n_("{n} second", "{n} seconds", seconds)
         return checked(text, seconds == timeout)
 

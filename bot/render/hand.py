@@ -114,6 +114,8 @@ def hand_screen(
     if chosen:
         matching = [a for a in legal if set(a.cards) == chosen and not a.verb.is_special]
         rows += [[Button(action_label(t, a), cb(Op.ACT, encode_action(a)))] for a in matching]
+        # TRANSLATORS: a button under the hand: unselect the chosen cards. Not the word used
+        # for discarding cards face down, which is on a button next to it.
         rows.append([Button("↺ " + t._("Clear selection"), cb(Op.CLEAR))])
     rows += [
         [Button(action_label(t, a), cb(Op.ACT, encode_action(a)))]

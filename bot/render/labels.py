@@ -28,7 +28,9 @@ class SeatInfo:
 
 
 def level_name(t: Translator, level: str) -> str:
-    names = {"random": t._("easy"), "basic": t._("medium"), "strong": t._("strong")}
+    # TRANSLATORS: the three strengths of a computer player, on buttons and in the ladder
+    # ("🤖 weak"): one scale, weak < medium < strong.
+    names = {"random": t._("weak"), "basic": t._("medium"), "strong": t._("strong")}
     return names.get(level, level)
 
 
@@ -61,6 +63,7 @@ def cards_text(cards: Sequence[Card]) -> str:
 
 def action_label(t: Translator, action: Action) -> str:
     cards = cards_text(action.cards)
+    # TRANSLATORS: buttons under a player's hand; {cards} is a list such as "10♣ Q♥".
     labels = {
         Verb.LEAD: "▶️ " + t._("Lead {cards}", cards=cards),
         Verb.BEAT: "⚔️ " + t._("Beat with {cards}", cards=cards),

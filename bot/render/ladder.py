@@ -86,6 +86,7 @@ def season_line(t: Translator, season: SeasonRecord, current: int) -> str:
     if season.started_at is not None:
         text += " · " + t._("since {date}", date=day(season.started_at))
     if season.season < current:
+        # TRANSLATORS: a season of the ladder that has ended ("Season 1 · closed").
         text += " · " + t._("closed")
     return text
 
@@ -104,16 +105,20 @@ def tally_lines(t: Translator, tally: Tally) -> list[str]:
     """The counts of a stats card."""
     share = round(100 * tally.wins / tally.matches) if tally.matches else 0
     return [
-        t.n_("{n} match played", "{n} matches played", tally.matches)
-        + ": "
-        + t.n_("{n} won", "{n} won", tally.wins)
-        + " · "
-        + t.n_("{n} lost", "{n} lost", tally.losses)
-        + " · "
-        + t._("{percent}% won", percent=share),
+        # TRANSLATORS: {won} and {lost} count matches too; {percent} is the share won.
+        t.n_(
+            "{n} match played: {won} won, {lost} lost ({percent}% won)",
+            "{n} matches played: {won} won, {lost} lost ({percent}% won)",
+            tally.matches,
+            won=tally.wins,
+            lost=tally.losses,
+            percent=share,
+        ),
         "🐐 " + t.n_("Goat {n} time", "Goat {n} times", tally.goats),
         "🃏 " + t._("Deals: {won} won · {lost} lost", won=tally.deals_won, lost=tally.deals_lost),
         "⚖️ "
+        # TRANSLATORS: {taken}: defeat points the player's side took; {given}: defeat points
+        # the other sides took in the same matches.
         + t._(
             "Defeat points: {taken} taken · {given} handed out",
             taken=tally.defeat_points_taken,
@@ -122,6 +127,8 @@ def tally_lines(t: Translator, tally: Tally) -> list[str]:
         "🥚 "
         + t.n_("{n} deal with eggs", "{n} deals with eggs", tally.eggs)
         + " · 👑 "
+        # TRANSLATORS: how many times the player's side caught the opponents' queen of clubs
+        # with the seven of clubs (Classic Kozel).
         + t.n_("{n} queen caught", "{n} queens caught", tally.queens_caught)
         + " · "
         + t.n_("{n} trick", "{n} tricks", tally.tricks),

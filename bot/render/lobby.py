@@ -29,10 +29,13 @@ def _status_line(t: Translator, variant: Variant, players: int) -> str:
     if players < lo:
         return t.n_("Waiting for {n} more player.", "Waiting for {n} more players.", lo - players)
     if lo == hi:
-        return t._("The table is full: the creator can start.")
-    return t._(
-        "{n} seated: the creator can start, or wait for more (up to {max}).",
-        n=players,
+        return t._("The table is full: the player who opened it can start.")
+    return t.n_(
+        "{n} player seated: the player who opened the table can start, or wait for more "
+        "(up to {max}).",
+        "{n} players seated: the player who opened the table can start, or wait for more "
+        "(up to {max}).",
+        players,
         max=hi,
     )
 
@@ -76,7 +79,12 @@ def lobby_screen(
         return Callback(table_id, version, op, arg).encode()
 
     rows: list[list[Button]] = [
-        [Button("✋ " + t._("Join"), cb(Op.JOIN)), Button("🚪 " + t._("Leave"), cb(Op.LEAVE))],
+        [
+            # TRANSLATORS: a button: take a seat at this table.
+            Button("✋ " + t._("Join"), cb(Op.JOIN)),
+            # TRANSLATORS: a button: give up your seat at this table.
+            Button("🚪 " + t._("Leave"), cb(Op.LEAVE)),
+        ],
     ]
     if players < max(rules.player_counts):
         rows.append(
@@ -89,7 +97,9 @@ def lobby_screen(
     )
     rows.append(
         [
+            # TRANSLATORS: a button: start the match with the players seated.
             Button("▶️ " + t._("Start"), cb(Op.START, start_key)),
+            # TRANSLATORS: a button: call the table off (the lobby closes for good).
             Button("✖️ " + t._("Cancel"), cb(Op.CANCEL)),
         ]
     )
@@ -109,5 +119,17 @@ def players_needed_text(t: Translator, variant: str) -> str:
     lo, hi = min(counts), max(counts)
     name = variant_name(t, variant)
     if lo == hi:
-        return t._("{variant} needs exactly {n} players.", variant=name, n=lo)
-    return t._("{variant} needs {lo} to {hi} players.", variant=name, lo=lo, hi=hi)
+        return t.n_(
+            "{variant} needs exactly {n} player.",
+            "{variant} needs exactly {n} players.",
+            lo,
+            variant=name,
+        )
+    # TRANSLATORS: {lo} is the fewest players, {n} the most.
+    return t.n_(
+        "{variant} needs {lo} to {n} player.",
+        "{variant} needs {lo} to {n} players.",
+        hi,
+        variant=name,
+        lo=lo,
+    )

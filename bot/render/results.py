@@ -54,10 +54,15 @@ def deal_result_text(
     parts = [f"{side(s)} {p}/{out_at}" for s, p in enumerate(totals)]
     lines.append("🐐 " + t._("Defeat points: {list}", list=" · ".join(parts)))
     for number in result.out:
-        lines.append(
-            "❌ "
-            + t._("Out of the match at {n} defeat points: {side}.", side=side(number), n=out_at)
+        # TRANSLATORS: {n} is the number of defeat points that puts a side out (12); {side}
+        # is a player, or two partners joined with "&".
+        text = t.n_(
+            "Out of the match at {n} defeat point: {side}.",
+            "Out of the match at {n} defeat points: {side}.",
+            out_at,
+            side=side(number),
         )
+        lines.append("❌ " + text)
     return "\n".join(lines)
 
 

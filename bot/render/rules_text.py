@@ -133,9 +133,9 @@ def _lead(t: Translator) -> str:
     return t._("<b>Lead:</b> one card, or two or three cards of one suit, face up.")
 
 
-def _reply(t: Translator) -> str:
+def _answer(t: Translator) -> str:
     return t._(
-        "<b>Reply:</b> clockwise, every other player plays as many cards as were led, either "
+        "<b>Answer:</b> clockwise, every other player plays as many cards as were led, either "
         "<i>beating</i> — face up, each card beating a different card of the top set (the "
         "lead, or the cards that last beat it) — or <i>discarding</i> any cards face down, "
         "unseen by all. Nobody has to follow suit or beat. Whoever played the top set takes "
@@ -199,11 +199,11 @@ def _street(t: Translator, variant: Variant) -> list[str]:
             "of each trick leads the next."
         ),
         _lead(t),
-        _reply(t),
+        _answer(t),
         t._(
             "<b>Molodka:</b> four cards of one suit in hand. They may be led at any moment, even "
             "out of turn, until the trick is complete: the cards already played go back to "
-            "their owners, the molodka is the new lead and everyone else replies to it. Only a "
+            "their owners, the molodka is the new lead and everyone else answers it. Only a "
             "molodka of a player nearer (clockwise) to the one who was due to lead can "
             "override it."
         ),
@@ -242,7 +242,7 @@ def _moscow(t: Translator, variant: Variant) -> list[str]:
             "of each trick leads the next. Whoever has the most card points deals next."
         ),
         _lead(t),
-        _reply(t),
+        _answer(t),
         t._(
             "<b>Special leads</b> — four cards in hand, led at any moment, even out of turn, "
             "until the trick is complete (the cards already played go back):\n"

@@ -16,13 +16,9 @@ from .rules_text import variant_name
 
 
 def title_line(t: Translator, view: SeatView, where: str) -> str:
-    """``🐐 Kozel · <variant> · <where>``: the first line of the table and of a hand."""
-    return (
-        "🐐 <b>"
-        + t._("Kozel · {variant}", variant=escape(variant_name(t, view.variant)))
-        + "</b> · "
-        + where
-    )
+    """``🐐 <variant> · <where>``: the first line of the table and of a hand (the variant's
+    name already says it is Kozel)."""
+    return "🐐 <b>" + escape(variant_name(t, view.variant)) + "</b> · " + where
 
 
 def trump_line(t: Translator, view: SeatView) -> str:
@@ -30,12 +26,15 @@ def trump_line(t: Translator, view: SeatView) -> str:
         return t._("Trumps: all queens, all jacks, all clubs (7♣ highest)")
     text = t._("Trump: {suit}", suit=f"<b>{view.trump.symbol}</b>")
     if view.trump_card is not None and not view.trump_card_drawn:
-        text += " · " + t._("shown card {card}", card=str(view.trump_card))
+        # TRANSLATORS: the card whose suit is trump, shown to everyone (it is still in the
+        # stock, and will be drawn in its turn).
+        text += " · " + t._("trump card shown: {card}", card=str(view.trump_card))
     return text
 
 
 def trump_stock_line(t: Translator, view: SeatView) -> str:
-    return trump_line(t, view) + " · " + t.n_("stock {n} card", "stock {n} cards", view.stock)
+    stock = t.n_("{n} card left in the stock", "{n} cards left in the stock", view.stock)
+    return trump_line(t, view) + " · " + stock
 
 
 def standings_line(t: Translator, view: SeatView, seats: Sequence[SeatInfo]) -> str:

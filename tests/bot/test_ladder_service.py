@@ -150,7 +150,7 @@ async def test_stats_of_the_caller_a_replied_person_and_a_username(core: Core) -
     mine = plain(await ladder.stats(core, CLUB, person(1, "Anna"), StatsTarget()))
     assert mine.splitlines()[0] == "📊 P1 · Kozel club"
     assert "place" in mine and "of 4" in mine
-    assert "3 matches played: 2 won · 1 lost · 67% won" in mine
+    assert "3 matches played: 2 won, 1 lost (67% won)" in mine
     assert "🐐 Goat 1 time" in mine
     assert "Latest matches (newest first): 🐐🏆🏆" in mine
     for variant in ("Street Kozel", "Classic Kozel (Ziege)", "Moscow Kozel"):
@@ -158,7 +158,7 @@ async def test_stats_of_the_caller_a_replied_person_and_a_username(core: Core) -
 
     replied = plain(await ladder.stats(core, CLUB, person(1), StatsTarget(person=person(4))))
     assert replied.splitlines()[0] == "📊 P4 · Kozel club"
-    assert "3 matches played: 1 won · 2 lost" in replied
+    assert "3 matches played: 1 won, 2 lost" in replied
 
     by_name = plain(await ladder.stats(core, CLUB, person(1), StatsTarget(username="Boris_K")))
     assert by_name.splitlines()[0] == "📊 P2 · Kozel club"
@@ -179,7 +179,7 @@ async def test_private_stats_add_up_every_chat(core: Core) -> None:
     answer = plain(await ladder.stats(core, private(1), person(1, "Anna"), StatsTarget()))
     assert answer.splitlines()[0] == "📊 Anna · all chats"
     assert "Played in 2 chats." in answer
-    assert "3 matches played: 1 won · 2 lost · 33% won" in answer
+    assert "3 matches played: 1 won, 2 lost (33% won)" in answer
     assert "Other club: " in answer and "Kozel club: " in answer
     assert answer.index("Other club") < answer.index("Kozel club")  # most matches first
     nobody = plain(await ladder.stats(core, private(9), person(9), StatsTarget()))

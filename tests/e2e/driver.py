@@ -22,6 +22,9 @@ from fakebot.users import SimGroup, SimUser
 HAND_DATA = re.compile(r"^v1:\d+:\d+:(tog|act|clr|back)")
 TURN_MARK = "👉"
 MATCH_OVER = "The match is over!"
+# A hand's first line names the variant: "🐐 Street Kozel · <the group's title>".
+VARIANT_NAMES = ("Classic Kozel (Ziege)", "Street Kozel", "Moscow Kozel")
+HAND_TITLES = tuple(f"🐐 {name} ·" for name in VARIANT_NAMES)
 ENV_FAST = {
     "KOZEL_AI_DELAY": "0",
     "KOZEL_TABLE_INTERVAL": "0",
@@ -34,7 +37,7 @@ ENV_FAST = {
 
 def is_hand(message: StoredMessage) -> bool:
     return any(b.callback_data and HAND_DATA.match(b.callback_data) for b in message.buttons) or (
-        message.text is not None and message.text.startswith("🐐 Kozel ·")
+        message.text is not None and message.text.startswith(HAND_TITLES)
     )
 
 
@@ -100,7 +103,7 @@ class Table:
         )
 
     async def add_computer(self, creator: SimUser, level: str = "strong") -> None:
-        names = {"random": "easy", "basic": "medium", "strong": "strong"}
+        names = {"random": "weak", "basic": "medium", "strong": "strong"}
         before = (self.lobby().text or "").count("🤖")
         lobby = self.lobby()
         await creator.press_button(self.group, lobby.message_id, text=f"🤖 {names[level]}")
@@ -290,7 +293,7 @@ def leaked_cards(texts: list[str], db: Path) -> list[str]:
     problems = []
     for text in texts:
         deal_match = re.search(r"deal (\d+)", text)
-        cards = {"".join(m) for m in CARD.findall(re.sub(r"shown card \S+", "", text))}
+        cards = {"".join(m) for m in CARD.findall(re.sub(r"trump card shown: \S+", "", text))}
         if not cards:
             continue
         if deal_match is None:

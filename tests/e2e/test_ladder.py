@@ -1,6 +1,6 @@
 """The ladder through the real bot: /top, /stats, /history and /resetladder after real matches.
 
-Kept fast: in the first test one person and three quick computer players (easy, medium) sit
+Kept fast: in the first test one person and three quick computer players (weak, medium) sit
 at each table, and the two groups play at the same time; the people tap their own cards. The
 second test starts the bot on a version-1 database file full of older matches, which it must
 upgrade and show exactly.
@@ -110,7 +110,7 @@ async def test_real_matches_in_two_groups_make_two_ladders(
     other = fake.add_group("Other club", [gleb], admins=[gleb])
 
     # Street, teams of two, both groups at once. Kozel club: Anna and a medium computer
-    # against two easy ones; Other club: Gleb and an easy computer against two medium ones.
+    # against two weak ones; Other club: Gleb and a weak computer against two medium ones.
     first, second = Table(fake, club), Table(fake, other)
     for table, user, levels in (
         (first, anna, ("random", "basic", "random")),  # seats 1, 2 (the partner), 3
@@ -148,33 +148,33 @@ async def test_real_matches_in_two_groups_make_two_ladders(
         "👑 Champion: Anna",
     ]
     lines = ranked(top)
-    assert set(lines) == {"Anna", "🤖 medium", "🤖 easy"}
+    assert set(lines) == {"Anna", "🤖 medium", "🤖 weak"}
     win, lose = (1, 0) if anna_won else (0, 1)
     assert lines["Anna"][1] == counts(1, win, lose)
     assert lines["🤖 medium"][1] == counts(1, win, lose)
-    assert lines["🤖 easy"][1] == counts(2, 2 * lose, 2 * win)  # both opponents' seats
-    assert (lines["Anna"][0] > 1000 > lines["🤖 easy"][0]) is anna_won
+    assert lines["🤖 weak"][1] == counts(2, 2 * lose, 2 * win)  # both opponents' seats
+    assert (lines["Anna"][0] > 1000 > lines["🤖 weak"][0]) is anna_won
     assert "Gleb" not in top and "👑 🤖" not in top
 
     assert "👑 Champion: Gleb" in other_top
     other_lines = ranked(other_top)
-    assert set(other_lines) == {"Gleb", "🤖 easy", "🤖 medium"}  # the same computers, own lines
+    assert set(other_lines) == {"Gleb", "🤖 weak", "🤖 medium"}  # the same computers, own lines
     g_win, g_lose = (1, 0) if gleb_won else (0, 1)
     assert other_lines["Gleb"][1] == counts(1, g_win, g_lose)
-    assert other_lines["🤖 easy"][1] == counts(1, g_win, g_lose)
+    assert other_lines["🤖 weak"][1] == counts(1, g_win, g_lose)
     assert other_lines["🤖 medium"][1] == counts(2, 2 * g_lose, 2 * g_win)
     assert "Anna" not in other_top
 
     # /stats: the caller's card
     assert card.splitlines()[0] == "📊 Gleb · Other club"
     share = 100 if gleb_won else 0
-    assert f"1 match played: {g_win} won · {g_lose} lost · {share}% won" in card
+    assert f"1 match played: {g_win} won, {g_lose} lost ({share}% won)" in card
     assert f"Latest matches (newest first): {'🏆' if gleb_won else '🐐'}" in card
 
     # /history: the match, its sides in finishing order and its defeat points
     sides = {
-        True: f"🏆 Anna & 🤖 medium {points[0]} · 🐐 🤖 easy & 🤖 easy {points[1]}",
-        False: f"🏆 🤖 easy & 🤖 easy {points[1]} · 🐐 Anna & 🤖 medium {points[0]}",
+        True: f"🏆 Anna & 🤖 medium {points[0]} · 🐐 🤖 weak & 🤖 weak {points[1]}",
+        False: f"🏆 🤖 weak & 🤖 weak {points[1]} · 🐐 Anna & 🤖 medium {points[0]}",
     }
     assert sides[anna_won] in history.splitlines()
     assert f"Street Kozel · {street['deals']} deal" in history
@@ -183,7 +183,7 @@ async def test_real_matches_in_two_groups_make_two_ladders(
     # in private: Anna's totals over every chat (one: nothing from the other group), her matches
     assert mine.splitlines()[:2] == ["📊 Anna · all chats", "Played in 1 chat."]
     share = 100 if anna_won else 0
-    assert f"1 match played: {win} won · {lose} lost · {share}% won" in mine
+    assert f"1 match played: {win} won, {lose} lost ({share}% won)" in mine
     assert f"Kozel club: {lines['Anna'][0]} · {counts(1, win, lose)}" in mine
     assert "Other club" not in mine
     assert sides[anna_won] in my_history.splitlines()
@@ -359,7 +359,7 @@ async def test_an_old_database_is_upgraded_and_its_ladder_can_be_reset(
 
     # /stats: the caller, an @username, the author of a replied-to message
     mine = await said(fake, zoe, club, "/stats")
-    assert "3 matches played: 0 won · 3 lost · 0% won" in mine
+    assert "3 matches played: 0 won, 3 lost (0% won)" in mine
     assert "Latest matches (newest first): 🐐🐐🐐" in mine
     player3 = await said(fake, zoe, club, "/stats @player3")
     assert player3.splitlines()[0] == "📊 Player 3 · Old club"
