@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -14,6 +15,7 @@ from fakebot import TEST_TOKEN, Bucket, Call, FakeTelegram, SimUser, TelegramLim
 from fakebot.fixtures import BotProcessFactory
 from fakebot.formatting import ParseError, format_text
 from fakebot.limits import RateLimiter
+from fakebot.process import REPO_ROOT, BotProcess
 from telegram import (
     Bot,
     BotCommand,
@@ -586,3 +588,41 @@ def test_window_and_bucket_shapes() -> None:
     assert isinstance(enforced.limits and enforced.limits.group, Bucket)
     enforced.enforce_limits(None)
     assert enforced.limits is None and enforced.rate_limit_hits == []
+
+
+async def test_press_log_version_times_and_chat_waits(
+    fake_telegram: FakeTelegram, bot: Bot, ann: SimUser
+) -> None:
+    bob = fake_telegram.add_user("Bob")
+    await bob.start_bot()
+    offset = await drain(bot)
+    before = time.time()
+    sent = await bot.send_message(ann.id, "menu", reply_markup=keyboard([("A", "a")]))
+    seq = fake_telegram.chat_seq(ann)
+    waiter = asyncio.create_task(fake_telegram.wait_chat(ann, seq, timeout=3))
+    await bot.send_message(bob.id, "Bob's chat does not wake Ann's waiter")
+    await asyncio.sleep(0.01)
+    assert not waiter.done()
+    await bot.edit_message_text("menu 2", ann.id, sent.message_id, reply_markup=sent.reply_markup)
+    assert await waiter and fake_telegram.chat_seq(ann) == seq + 1
+    assert not await fake_telegram.wait_chat(ann, seq + 1, timeout=0.01)
+    versions = fake_telegram.message(ann, sent.message_id).versions
+    assert before <= versions[0].at <= versions[1].at <= time.time()
+
+    press = asyncio.create_task(ann.press_button(ann, sent.message_id, "A"))
+    (update,) = await bot.get_updates(offset=offset, timeout=5)
+    assert update.callback_query is not None
+    await update.callback_query.answer("ok")
+    await press
+    (record,) = fake_telegram.press_log
+    assert (record.user_id, record.chat_id, record.data) == (ann.id, ann.id, "a")
+    assert record.answer is not None and record.answer.text == "ok"
+    assert record.latency is not None and 0 <= record.latency < 5
+
+
+def test_bot_process_from_another_checkout(fake_telegram: FakeTelegram, tmp_path: Path) -> None:
+    default = BotProcess(fake_telegram, tmp_path / "here")
+    assert default.cwd == REPO_ROOT
+    other = BotProcess(fake_telegram, tmp_path / "work", cwd=tmp_path / "checkout")
+    path = other.environment()["PYTHONPATH"].split(os.pathsep)
+    assert path[0] == str(tmp_path / "checkout")  # its bot package wins over this one
