@@ -33,6 +33,18 @@ measures for ``--seconds``, stops the people, stops the bot (SIGTERM) and prints
 - deals and matches finished (``table_log`` rows ``deal``/``match``) vs the result posts that
   reached the groups (whole run, counted after the bot stopped).
 
+It also prints how often the bot's own limiter slept (PTB's AIORateLimiter logs "Retrying
+after N seconds" and holds every request meanwhile) and the stretches longer than 1 s in
+which the bot made no call at all but getUpdates.
+
+Options: ``--limits bucket`` (token buckets instead of sliding windows for the overall and
+group limits: the shape PTB assumes), ``--think``/``--tap`` (the pace), ``--keep`` (keep the
+bot's log and database), ``--json FILE`` (the figures as JSON), ``--help`` for the rest.
+Notes: a 429 on the overall limit counts as not waited out when any limited call comes
+before its ``retry_after`` (a bot that sends in parallel rarely waits it out); the turn lag
+counts a turn on another person's hand from the press, on the player's own hand (a trick
+won) only from the answer. Only plays inside the window count; posts are for the whole run.
+
 Everything runs on 127.0.0.1; each wait is bounded; the run stops by itself.
 """
 
@@ -41,6 +53,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import random
 import resource
@@ -53,7 +66,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench.people import Pace, Person, TableRun
-from bench.report import measure, render
+from bench.report import measure, render, summary
 from fakebot.limits import TelegramLimits
 from fakebot.process import REPO_ROOT, BotProcess
 from fakebot.server import FakeTelegram
@@ -99,6 +112,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--log-level", default="INFO", help="the bot's KOZEL_LOG_LEVEL")
     parser.add_argument("--keep", action="store_true", help="keep the work dir (log, database)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     if args.tables < 1 or args.seconds <= 0:
         parser.error("--tables and --seconds must be positive")
@@ -205,6 +219,8 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
             ("bot exit", f"{code} (SIGTERM)"),
         ]
         print(render(figures, header))
+        if args.json is not None:
+            args.json.write_text(json.dumps(summary(figures, header), indent=2) + "\n")
         matches = sum(t.matches_over for t in tables)
         print(f"\n  matches completed by the people: {matches}")
         if errors:

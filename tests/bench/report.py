@@ -17,7 +17,7 @@ from fakebot.server import FakeTelegram
 
 from .people import MATCH_OVER, TableRun, is_hand_version, played
 
-__all__ = ["Figures", "measure", "percentile", "render"]
+__all__ = ["Figures", "measure", "percentile", "render", "summary"]
 
 DEAL_POST = re.compile(r"\bDeal \d+ is over\b")
 # PTB's AIORateLimiter logs each 429 it sleeps off (and meanwhile holds every request).
@@ -204,6 +204,46 @@ def _rows(rows: Iterable[tuple[str, str]]) -> list[str]:
     rows = list(rows)
     width = max(len(k) for k, _ in rows)
     return [f"  {k.ljust(width)}  {v}" for k, v in rows]
+
+
+def summary(figures: Figures, header: Sequence[tuple[str, str]]) -> dict[str, object]:
+    """The figures as plain data (for ``--json``): counts, and percentiles in seconds."""
+    f = figures
+
+    def spread(values: Sequence[float]) -> dict[str, float | int | None]:
+        return {
+            "n": len(values),
+            **{f"p{p}": percentile(values, p) for p in (50, 95, 99)},
+        }
+
+    return {
+        "run": dict(header),
+        "seconds": f.seconds,
+        "tables": f.tables,
+        "tables_started": f.tables_started,
+        "cards": f.cards,
+        "plays": f.actions,
+        "cards_per_second": f.cards_per_second,
+        "limited_calls": dict(f.limited_calls),
+        "limited_calls_to_groups": dict(f.group_calls),
+        "limited_calls_per_card": f.per_card(sum(f.limited_calls.values())),
+        "refused_calls": dict(f.refused_calls),
+        "turn_lag": spread(f.turn_lags),
+        "turns_never_shown": f.turns_never_shown,
+        "answer_latency": spread(f.answer_latencies),
+        "presses": f.presses,
+        "presses_unanswered": f.presses_unanswered,
+        "stale_answers": f.stale_answers,
+        "hits_by_scope": dict(f.hits_by_scope),
+        "hits_not_waited_out": f.hits_not_waited_out,
+        "hits_no_next_call": f.hits_no_next_call,
+        "limiter_sleeps": {"n": len(f.limiter_sleeps), "seconds": sum(f.limiter_sleeps)},
+        "silences": {"n": len(f.silences), "seconds": sum(f.silences)},
+        "deals_owed": f.deals_owed,
+        "deal_posts": f.deal_posts,
+        "matches_owed": f.matches_owed,
+        "match_posts": f.match_posts,
+    }
 
 
 def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
