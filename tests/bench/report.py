@@ -213,7 +213,7 @@ def summary(figures: Figures, header: Sequence[tuple[str, str]]) -> dict[str, ob
     def spread(values: Sequence[float]) -> dict[str, float | int | None]:
         return {
             "n": len(values),
-            **{f"p{p}": percentile(values, p) for p in (50, 95, 99)},
+            **{f"p{p}": percentile(values, p) for p in (50, 95, 99, 100)},
         }
 
     return {
@@ -271,12 +271,12 @@ def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
             f"  {method:<24}{count:>7}{_num(f.per_card(count)):>10}{count - group:>9}"
             f"{group:>7}{refused:>6}"
         )
-    lines += ["", "Latency                      p50        p95        p99"]
+    lines += ["", "Latency                      p50        p95        p99        max"]
     for label, values in (
-        ("turn lag (play -> next 👉)", f.turn_lags),
+        ("turn lag (play -> turn)", f.turn_lags),
         ("press -> answer", f.answer_latencies),
     ):
-        cells = "".join(f"{_ms(percentile(values, p)):>11}" for p in (50, 95, 99))
+        cells = "".join(f"{_ms(percentile(values, p)):>11}" for p in (50, 95, 99, 100))
         lines.append(f"  {label:<26}{cells}  (n={len(values)})")
     lines += _rows(
         [
