@@ -44,6 +44,8 @@ Notes: a 429 on the overall limit counts as not waited out when any limited call
 before its ``retry_after`` (a bot that sends in parallel rarely waits it out); the turn lag
 counts a turn on another person's hand from the press, on the player's own hand (a trick
 won) only from the answer. Only plays inside the window count; posts are for the whole run.
+``--seed`` seeds the people only: the bot deals from its own random seed, so two runs differ
+by some 10-15 % in cards per second; compare several runs, or long ones.
 
 Everything runs on 127.0.0.1; each wait is bounded; the run stops by itself.
 """
