@@ -20,6 +20,9 @@ Environment:
   KOZEL_TIMEOUT_SCALE  multiplies every turn timer (default: 1; tests use small values)
   KOZEL_RATE_LIMIT   requests per second for the whole bot (default: 30, Telegram's limit)
   KOZEL_GROUP_RATE_LIMIT  requests per minute to one group (default: 20, Telegram's limit)
+  KOZEL_PRIVATE_RATE_LIMIT  requests per second to one private chat (default: 1)
+  KOZEL_TABLE_INTERVAL  seconds a group's table waits for more moves before an edit (default: 1)
+  KOZEL_HAND_INTERVAL  seconds the hand of a player who only waits waits (default: 4)
 """
 
 
@@ -39,6 +42,7 @@ class Config:
     timeout_scale: float
     rate_limit: float
     group_rate_limit: float
+    private_rate_limit: float = 1.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Config:
@@ -56,10 +60,11 @@ class Config:
         try:
             ai_delay = float(env.get("KOZEL_AI_DELAY", "1.2"))
             table_interval = float(env.get("KOZEL_TABLE_INTERVAL", "1.0"))
-            hand_interval = float(env.get("KOZEL_HAND_INTERVAL", "0.25"))
+            hand_interval = float(env.get("KOZEL_HAND_INTERVAL", "4"))
             timeout_scale = float(env.get("KOZEL_TIMEOUT_SCALE", "1"))
             rate_limit = float(env.get("KOZEL_RATE_LIMIT", "30"))
             group_rate_limit = float(env.get("KOZEL_GROUP_RATE_LIMIT", "20"))
+            private_rate_limit = float(env.get("KOZEL_PRIVATE_RATE_LIMIT", "1"))
         except ValueError as err:
             raise ConfigError(f"a timing setting is not a number: {err}") from None
         return cls(
@@ -73,4 +78,5 @@ class Config:
             timeout_scale=timeout_scale,
             rate_limit=rate_limit,
             group_rate_limit=group_rate_limit,
+            private_rate_limit=private_rate_limit,
         )

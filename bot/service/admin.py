@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
 import time
 from html import escape
 
 from ..render.hand import removed_screen
 from ..storage import Actor, LogEntry, LogKind, TableStatus
 from . import feed, turns
-from .commit import announce
+from .change import Change
+from .commit import save_change
 from .core import Core
 from .lobby import renumber
-from .owed import Change
 from .people import chat_t, remember, seat_of_user, user_t_by_id
-from .ports import ChatInfo, Person, Unreachable
+from .ports import ChatInfo, Person
 from .reply import IsAdmin, Reply
 
 
@@ -36,17 +35,16 @@ async def close_table(core: Core, table_id: int, *, reason: str) -> None:
         table = await core.storage.tables.get(table_id)
         if table is None or not table.is_active:
             return
-        was_playing = table.status == TableStatus.PLAYING
         table.status = TableStatus.CANCELLED
         table.finished_at = time.time()
         for seat in table.seats:
             seat.deadline = None
         entry = LogEntry(LogKind.CANCEL, None, None, reason, by=Actor.SYSTEM)
-        await core.storage.tables.save(table, expected_version=table.version, log=[entry])
+        # The lobby, or the table and every hand, say so; the keyboards go.
+        owe = feed.closed(core, table)
+        await core.storage.tables.save(table, expected_version=table.version, log=[entry], owe=owe)
+    core.wake_sender()
     turns.disarm(core, table_id)
-    feed.refresh_lobby(core, table_id)
-    if was_playing:
-        feed.publish(core, table)  # the table and every hand say so; the keyboards go
 
 
 async def kick(
@@ -75,28 +73,33 @@ async def kick(
         if seat is None:
             return Reply(t._("{name} has no seat at this table.", name=escape(target.first_name)))
         record = fresh.seats[seat]
+        entry = LogEntry(LogKind.KICK, None, seat, str(target.user_id), by=Actor.PERSON)
         if fresh.status == TableStatus.LOBBY:
             del fresh.seats[seat]
             renumber(fresh)
+            owe = [feed.lobby(fresh)]
+            await core.storage.tables.save(
+                fresh, expected_version=fresh.version, log=[entry], owe=owe
+            )
+            core.wake_sender()
         else:
             record.user_id = None
             record.ai_level = core.settings.default_ai_level
             record.away = False
             record.deadline = None
-        entry = LogEntry(LogKind.KICK, None, seat, str(target.user_id), by=Actor.PERSON)
-        await core.storage.tables.save(fresh, expected_version=fresh.version, log=[entry])
-    if fresh.status == TableStatus.LOBBY:
-        feed.refresh_lobby(core, fresh.id)
-    else:
-        note = t._(
-            "{name} left the table; a computer player takes the seat.", name=escape(record.name)
-        )
-        await announce(core, fresh, core.match_of(fresh), Change(note=note))
-        if record.hand_message_id is not None:
-            ut = await user_t_by_id(core, target.user_id)
-            await core.messenger.delete(target.user_id, record.hand_message_id)
-            with contextlib.suppress(Unreachable):
-                await core.messenger.send(target.user_id, removed_screen(ut))
+            fresh.note = t._(
+                "{name} left the table; a computer player takes the seat.",
+                name=escape(record.name),
+            )
+            told = []
+            if record.hand_message_id is not None:
+                ut = await user_t_by_id(core, target.user_id)
+                told = [
+                    *feed.delete(target.user_id, record.hand_message_id),
+                    feed.post(target.user_id, removed_screen(ut).text),
+                ]
+            match = core.match_of(fresh)
+            await save_change(core, fresh, match, Change(), log=[entry], extra=told)
     return Reply(t._("{name} was removed from the table.", name=escape(target.first_name)))
 
 
@@ -105,7 +108,7 @@ async def chat_migrated(core: Core, old_chat_id: int, new_chat_id: int) -> None:
     await core.storage.chats.migrate(old_chat_id, new_chat_id)
     table = await core.storage.tables.active_for_chat(new_chat_id)
     if table is not None and table.status == TableStatus.PLAYING:
-        feed.mark_table(core, table.id)
+        await feed.owe(core, [feed.group_table(core, table)])
 
 
 async def bot_removed(core: Core, chat_id: int) -> None:

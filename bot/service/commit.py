@@ -1,4 +1,5 @@
-"""Commit a move, then tell: apply -> save (with its log and the match record) -> feed -> timers.
+"""Commit a move, then tell: apply -> save (with its log, the match record and what it owes
+Telegram, in one transaction) -> wake the sender -> wait for the next move.
 
 Presses (``moves``) and timers (``timers``) both play through ``commit``.
 """
@@ -13,10 +14,10 @@ from kozel_rules.action import Action
 from kozel_rules.event import DealEnded, Event, MatchEnded
 from kozel_rules.match import Match
 
-from ..storage import Actor, LogEntry, LogKind, TableRecord, TableStatus
+from ..storage import Actor, LogEntry, LogKind, Owed, TableRecord, TableStatus
 from . import feed, turns
+from .change import Change
 from .core import Core
-from .owed import Change
 from .rating import rate
 from .record import jsonable, match_record
 
@@ -31,11 +32,15 @@ async def commit(
     note: str | None = None,
 ) -> list[Event]:
     """Apply, save, and only then tell anybody. Raises IllegalActionError (nothing changes)."""
+    before = feed.seat_states(match)
     events = match.apply(action)
     for seat in table.seats:
         seat.selection = []
     if by is Actor.PERSON:
         table.seats[action.seat].timeouts = 0
+        table.seats[action.seat].active_at = time.time()
+    if note:
+        table.note = note
     await turns.plan_deadlines(core, table, match)
     table.match_state = match.to_json()
     entries = [LogEntry(LogKind.ACTION, match.ply, action.seat, str(action), by=by)]
@@ -45,12 +50,14 @@ async def commit(
         table.status = TableStatus.FINISHED
         table.finished_at = time.time()
         finished = match_record(table, match)
+    owed = await feed.after_change(core, table, match, Change(events, actor=action.seat), before)
     # The match record (the ladder's input) is written in the same transaction as the move.
     await core.storage.tables.save(
-        table, expected_version=table.version, log=entries, match=finished, rate=rate
+        table, expected_version=table.version, log=entries, match=finished, rate=rate, owe=owed
     )
     core.keep_match(table, match)
-    await announce(core, table, match, Change(events, actor=action.seat, note=note))
+    core.wake_sender()
+    turns.arm(core, table, match)
     return events
 
 
@@ -69,7 +76,21 @@ def _event_entries(match: Match, events: Sequence[Event]) -> list[LogEntry]:
     return entries
 
 
-async def announce(core: Core, table: TableRecord, match: Match, change: Change) -> None:
-    """After any committed change of a running match: tell everybody, then wait for the next."""
-    await feed.tell(core, table, match, change)
+async def save_change(
+    core: Core,
+    table: TableRecord,
+    match: Match,
+    change: Change,
+    *,
+    log: Sequence[LogEntry] = (),
+    extra: Sequence[Owed] = (),
+) -> None:
+    """Save a change of a running match that is not a move (a start, a return, a removal),
+    with what it owes, then wait for the next move."""
+    owed = await feed.after_change(core, table, match, change)
+    await core.storage.tables.save(
+        table, expected_version=table.version, log=log, owe=[*owed, *extra]
+    )
+    core.keep_match(table, match)
+    core.wake_sender()
     turns.arm(core, table, match)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
+import weakref
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -12,17 +13,20 @@ from typing import Any
 from kozel_rules.match import Match
 
 from ..storage import Storage, TableRecord
-from .live import LiveMessages
-from .owed import Ledger
+from .budget import Budget
 from .ports import Messenger, Scheduler
+
+MATCHES_KEPT = 256  # loaded matches kept in memory (a cache: any one can be loaded again)
+SHOWN_KEPT = 4096  # what the newest messages show, to skip edits that would change nothing
 
 
 @dataclass(frozen=True)
 class Settings:
     bot_username: str = "kozel_bot"
     ai_delay: float = 1.2  # a computer player's pause before it moves, so people can follow
-    table_interval: float = 1.0  # at least this long between two edits of a group's table
-    hand_interval: float = 0.25  # ... and of one player's hand message
+    table_interval: float = 1.0  # a group's table waits this long for more moves to show at once
+    hand_interval: float = 4.0  # ... and the hand of a player who only waits
+    active_for: float = 30.0  # a player who pressed this recently needs no sound on their turn
     default_ai_level: str = "strong"
     default_variant: str = "street"
     timeout_scale: float = 1.0  # multiplies turn timers (tests run them fast)
@@ -32,25 +36,34 @@ class Core:
     """Everything a use case needs. One instance per running bot."""
 
     def __init__(
-        self, storage: Storage, messenger: Messenger, scheduler: Scheduler, settings: Settings
+        self,
+        storage: Storage,
+        messenger: Messenger,
+        scheduler: Scheduler,
+        settings: Settings,
+        budget: Budget | None = None,
     ) -> None:
         self.storage = storage
         self.messenger = messenger
         self.scheduler = scheduler
         self.settings = settings
-        self.ledger = Ledger()
-        self.live_tables = LiveMessages(settings.table_interval)
-        self.live_hands = LiveMessages(settings.hand_interval)
-        self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self._chat_locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
-        # Loading a match replays its record; the last one per table is kept, keyed by state.
-        self._matches: dict[int, tuple[dict[str, Any], Match]] = {}
+        self.budget = budget or Budget()
+        self.outbox_ready = asyncio.Event()  # set by every change that owes Telegram something
+        # A lock lives while someone holds or waits for it; then it is forgotten.
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._chat_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+        self.shown: OrderedDict[tuple[int, int], int] = OrderedDict()  # message -> text hash
+        # Loading a match replays its record; the newest ones are kept, keyed by state.
+        self._matches: OrderedDict[int, tuple[dict[str, Any], Match]] = OrderedDict()
 
     def match_of(self, table: TableRecord) -> Match:
         """The table's match (a private copy the caller may change)."""
         assert table.match_state is not None
         cached = self._matches.get(table.id)
         if cached is not None and cached[0] == table.match_state:
+            self._matches.move_to_end(table.id)
             return cached[1].copy()
         match = Match.from_json(table.match_state)
         self.keep_match(table, match)
@@ -59,14 +72,52 @@ class Core:
     def keep_match(self, table: TableRecord, match: Match) -> None:
         """Remember the match just saved as ``table.match_state``."""
         assert table.match_state is not None
+        if not table.is_active:
+            self._matches.pop(table.id, None)  # finished: nobody asks for it again
+            return
         self._matches[table.id] = (table.match_state, match.copy())
+        self._matches.move_to_end(table.id)
+        while len(self._matches) > MATCHES_KEPT:
+            self._matches.popitem(last=False)
+
+    def is_shown(self, chat_id: int, message_id: int, look: int) -> bool:
+        """Whether the message shows ``look`` already (as far as this process knows)."""
+        return self.shown.get((chat_id, message_id)) == look
+
+    def remember_shown(self, chat_id: int, message_id: int, look: int) -> None:
+        self.shown[(chat_id, message_id)] = look
+        self.shown.move_to_end((chat_id, message_id))
+        while len(self.shown) > SHOWN_KEPT:
+            self.shown.popitem(last=False)
+
+    def wake_sender(self) -> None:
+        self.outbox_ready.set()
 
     @asynccontextmanager
     async def table_lock(self, table_id: int) -> AsyncIterator[None]:
-        async with self._locks[table_id]:
+        async with _lock(self._locks, table_id):
             yield
 
     @asynccontextmanager
     async def chat_lock(self, chat_id: int) -> AsyncIterator[None]:
-        async with self._chat_locks[chat_id]:
+        async with _lock(self._chat_locks, chat_id):
             yield
+
+    def in_memory(self) -> dict[str, int]:
+        """How many per-table things the process holds (they must not grow with history)."""
+        return {
+            "locks": len(self._locks) + len(self._chat_locks),
+            "matches": len(self._matches),
+            "budget": self.budget.tracked(),
+        }
+
+
+@asynccontextmanager
+async def _lock(
+    locks: weakref.WeakValueDictionary[int, asyncio.Lock], key: int
+) -> AsyncIterator[None]:
+    lock = locks.get(key)
+    if lock is None:
+        lock = locks[key] = asyncio.Lock()
+    async with lock:
+        yield

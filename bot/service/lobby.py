@@ -16,11 +16,20 @@ from kozel_rules.variant import VARIANTS, get_variant
 from ..i18n import Translator
 from ..render.lobby import players_needed_text
 from ..render.rules_text import variant_name
-from ..storage import Actor, LogEntry, LogKind, SeatRecord, TableRecord, TableStatus, UserRecord
+from ..storage import (
+    Actor,
+    LogEntry,
+    LogKind,
+    Priority,
+    SeatRecord,
+    TableRecord,
+    TableStatus,
+    UserRecord,
+)
 from . import feed, turns
-from .commit import announce
+from .change import Change
+from .commit import save_change
 from .core import Core
-from .owed import Change
 from .people import chat_record, chat_t, chat_title, remember, seat_of_user, user_t
 from .ports import ChatInfo, Person
 from .reply import Press, Reply
@@ -45,20 +54,17 @@ async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | No
         seats = []
         if user.can_message and elsewhere is None:
             seats.append(SeatRecord(seat=0, user_id=person.user_id, name=person.first_name))
-        table = await core.storage.tables.create(
-            TableRecord(
-                id=0,
-                chat_id=chat.chat_id,
-                status=TableStatus.LOBBY,
-                variant=variant or record.settings.get("variant", core.settings.default_variant),
-                creator_id=person.user_id,
-                seed=random.SystemRandom().randrange(2**31),
-                seats=seats,
-            )
+        table = TableRecord(
+            id=0,
+            chat_id=chat.chat_id,
+            status=TableStatus.LOBBY,
+            variant=variant or record.settings.get("variant", core.settings.default_variant),
+            creator_id=person.user_id,
+            seed=random.SystemRandom().randrange(2**31),
+            seats=seats,
         )
-        message_id = await core.messenger.send(chat.chat_id, feed.render_lobby(core, t, table))
-        table.lobby_message_id = message_id
-        await core.storage.tables.save(table, expected_version=table.version)
+        await core.storage.tables.create(table, owe=[feed.lobby(table, renew=True)])
+    core.wake_sender()
     return Reply()
 
 
@@ -110,13 +116,15 @@ async def _changed(core: Core, lobby: Lobby, answer: str) -> Reply:
     """Save the lobby as changed by the press, show it, and answer."""
     cb, person = lobby.press.cb, lobby.press.person
     await _save(core, lobby.table, f"{cb.op} {person.user_id} {cb.arg}".strip())
-    feed.refresh_lobby(core, lobby.table.id)
     return Reply(answer)
 
 
 async def _save(core: Core, table: TableRecord, log_text: str) -> None:
+    """Save a changed lobby; its message shows the change."""
     entry = LogEntry(LogKind.LOBBY, None, None, log_text, by=Actor.PERSON)
-    await core.storage.tables.save(table, expected_version=table.version, log=[entry])
+    owe = [feed.lobby(table)]
+    await core.storage.tables.save(table, expected_version=table.version, log=[entry], owe=owe)
+    core.wake_sender()
 
 
 @in_lobby()
@@ -208,7 +216,6 @@ async def cancel(core: Core, lobby: Lobby) -> Reply:
     lobby.table.status = TableStatus.CANCELLED
     lobby.table.finished_at = time.time()
     await _save(core, lobby.table, f"cancel {lobby.press.person.user_id}")
-    feed.refresh_lobby(core, lobby.table.id)
     return Reply(t._("The table is cancelled."))
 
 
@@ -227,9 +234,8 @@ async def start(core: Core, lobby: Lobby) -> Reply:
     table.status = TableStatus.PLAYING
     await turns.plan_deadlines(core, table, match)
     entry = LogEntry(LogKind.START, 0, None, table.variant, by=Actor.PERSON)
-    await core.storage.tables.save(table, expected_version=table.version, log=[entry])
-    feed.refresh_lobby(core, table.id)
-    await announce(core, table, match, Change(started=True))
+    started = Change(started=True)
+    await save_change(core, table, match, started, log=[entry], extra=[feed.lobby(table)])
     return Reply(t._("The match begins!"))
 
 
@@ -240,12 +246,12 @@ async def start_private(core: Core, person: Person, payload: str) -> Reply:
     """``/start`` in private: the deep link ``j<table>`` seats the user in one step."""
     user = await remember(core, person, private=True)
     t = user_t(user)
-    await feed.resend_hand(core, person.user_id)
+    await _resend_hand(core, person.user_id)
     if not payload.startswith("j") or not payload[1:].isdigit():
         return Reply(
             t._(
                 "Hello! I host Kozel tables in group chats. "
-                "Add me to a group and send /newgame. /help tells more."
+                "Add me to a group and send /newgame. See /help for more."
             )
         )
     table_id = int(payload[1:])
@@ -263,7 +269,24 @@ async def start_private(core: Core, person: Person, payload: str) -> Reply:
         if refusal is not None:
             return refusal
         await _save(core, table, f"join {person.user_id} (deep link)")
-    feed.refresh_lobby(core, table_id)
     return Reply(
         t._("You have a seat at the table in {chat}. Your cards will come here.", chat=title)
     )
+
+
+async def _resend_hand(core: Core, user_id: int) -> None:
+    """After /start in private: the hand of a running match comes again, at the bottom of the
+    chat (sending it may have failed before); the old one goes."""
+    table = await core.storage.tables.active_for_user(user_id)
+    if table is None or table.status != TableStatus.PLAYING:
+        return
+    async with core.table_lock(table.id):
+        fresh = await core.storage.tables.get(table.id)
+        seat = None if fresh is None else seat_of_user(fresh, user_id)
+        if fresh is None or seat is None:
+            return
+        old = fresh.seats[seat].hand_message_id
+        fresh.seats[seat].hand_message_id = None
+        owe = [*feed.delete(user_id, old), feed.hand(core, fresh, seat, Priority.PRESSER)]
+        await core.storage.tables.save(fresh, expected_version=fresh.version, owe=owe)
+    core.wake_sender()

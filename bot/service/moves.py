@@ -5,6 +5,7 @@ Every press: lock the table -> load -> check seat and ply -> apply -> commit -> 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from html import escape
@@ -18,11 +19,11 @@ from kozel_rules.variant import get_variant
 from ..callback import CallbackDataError, decode_action, decode_card
 from ..i18n import Translator
 from ..render.hand import illegal_text
-from ..storage import Actor, LogEntry, LogKind, TableRecord, TableStatus
+from ..storage import Actor, LogEntry, LogKind, Priority, TableRecord, TableStatus
 from . import feed, turns
-from .commit import announce, commit
+from .change import Change
+from .commit import commit, save_change
 from .core import Core
-from .owed import Change
 from .people import chat_t, remember, seat_of_user, user_t
 from .reply import Press, Reply
 
@@ -61,8 +62,8 @@ def seated(*, any_ply: bool = False, when_away: bool = False) -> Callable[[SeatC
                         t._("A computer plays for you now. Press “I'm back” first."), alert=True
                     )
                 if press.cb.version != match.ply and not any_ply:
-                    feed.mark_hand(core, table.id, seat)
-                    return Reply(t._("That button is out of date — your cards are updated."))
+                    await feed.owe(core, [feed.hand(core, table, seat, Priority.PRESSER)])
+                    return Reply(t._("That button is out of date — your cards have been updated."))
                 try:
                     return await case(core, Seat(press, table, match, seat, t))
                 except CallbackDataError:
@@ -81,9 +82,15 @@ async def act(core: Core, s: Seat) -> Reply:
 @seated()
 async def clear(core: Core, s: Seat) -> Reply:
     s.table.seats[s.seat].selection = []
-    await core.storage.tables.save(s.table, expected_version=s.table.version)
-    feed.mark_hand(core, s.table.id, s.seat)
+    await _save_selection(core, s)
     return Reply()
+
+
+async def _save_selection(core: Core, s: Seat) -> None:
+    s.table.seats[s.seat].active_at = time.time()
+    owe = [feed.hand(core, s.table, s.seat, Priority.PRESSER)]
+    await core.storage.tables.save(s.table, expected_version=s.table.version, owe=owe)
+    core.wake_sender()
 
 
 @seated()
@@ -109,8 +116,7 @@ async def toggle(core: Core, s: Seat) -> Reply:
         if len(matching) == 1:
             return await _play(core, s, matching[0])
     record.selection = [str(c) for c in sorted(chosen)]
-    await core.storage.tables.save(s.table, expected_version=s.table.version)
-    feed.mark_hand(core, s.table.id, s.seat)
+    await _save_selection(core, s)
     return Reply()
 
 
@@ -130,9 +136,9 @@ async def back(core: Core, s: Seat) -> Reply:
         return Reply(s.t._("You are playing already."))
     record.away = False
     record.timeouts = 0
-    note = (await chat_t(core, table.chat_id))._("{name} is back.", name=escape(record.name))
+    record.active_at = time.time()
+    table.note = (await chat_t(core, table.chat_id))._("{name} is back.", name=escape(record.name))
     await turns.plan_deadlines(core, table, match)
     entry = LogEntry(LogKind.BACK, match.ply, s.seat, "back", by=Actor.PERSON)
-    await core.storage.tables.save(table, expected_version=table.version, log=[entry])
-    await announce(core, table, match, Change(note=note))
+    await save_change(core, table, match, Change(), log=[entry])
     return Reply(s.t._("Welcome back — it is your seat again."))

@@ -70,3 +70,15 @@ class ChatInfo:
     chat_id: int
     title: str
     is_private: bool
+
+
+class RetryLater(Exception):
+    """Telegram asked the bot to wait (429 "retry after")."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"retry after {seconds} s")
+        self.seconds = seconds
+
+
+class Transient(Exception):
+    """The call may have failed for a passing reason (network, timeout, Telegram's 5xx)."""

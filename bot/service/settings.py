@@ -47,9 +47,9 @@ async def _rerender_chat(core: Core, chat_id: int) -> None:
     if table is None:
         return
     if table.status == TableStatus.LOBBY:
-        feed.refresh_lobby(core, table.id)
+        await feed.owe(core, [feed.lobby(table)])
     else:
-        feed.mark_table(core, table.id)
+        await feed.owe(core, [feed.group_table(core, table)])
 
 
 async def settings(core: Core, chat: ChatInfo, person: Person) -> Reply:

@@ -14,6 +14,7 @@ from bot.storage.errors import (
     StorageError,
     TableNotFoundError,
 )
+from bot.storage.outbox import MARKS, OutboxKind, Owed, Priority
 from bot.storage.records import (
     ACTIVE_STATUSES,
     ALL_VARIANTS,
@@ -42,7 +43,7 @@ from bot.storage.records import (
     UserRecord,
     player_key,
 )
-from bot.storage.repos import ChatRepo, LadderRepo, Storage, TableRepo, UserRepo
+from bot.storage.repos import ChatRepo, LadderRepo, OutboxRepo, Storage, TableRepo, UserRepo
 from bot.storage.sqlite import SqliteStorage
 
 
@@ -54,6 +55,7 @@ async def open_storage(path: str) -> Storage:
 __all__ = [
     "ACTIVE_STATUSES",
     "ALL_VARIANTS",
+    "MARKS",
     "TABLE_STATUSES",
     "ActiveTableExistsError",
     "Actor",
@@ -69,8 +71,12 @@ __all__ = [
     "LoggedEntry",
     "MatchPlayerRecord",
     "MatchRecord",
+    "OutboxKind",
+    "OutboxRepo",
+    "Owed",
     "PlayerCard",
     "PlayerResult",
+    "Priority",
     "Rater",
     "Rating",
     "RatingChange",

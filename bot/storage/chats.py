@@ -57,4 +57,7 @@ class SqliteChats:
             await conn.execute(
                 "UPDATE matches SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
             )
+            await conn.execute(
+                "UPDATE outbox SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
+            )
             await ladder_rating.move_chat(conn, old_chat_id, new_chat_id)

@@ -216,9 +216,43 @@ CREATE TABLE rating_changes (
 CREATE INDEX rating_changes_player ON rating_changes (chat_id, player, variant, season, match_id);
 """
 
+# What the bot owes Telegram is written in the transaction of the change that owes it, and a
+# sender delivers it. Marks (table, hand, lobby) say "render this message again": one row per
+# message, merged by the unique index (seat is -1 for table and lobby). Posts and deletions are
+# rows of their own, delivered once, in id order per chat. ``renew`` is the version at which a
+# new message was asked for instead of an edit (0: none).
+SCHEMA_V3 = """
+ALTER TABLE game_tables ADD COLUMN note TEXT;
+ALTER TABLE seats ADD COLUMN active_at REAL;
+
+CREATE TABLE outbox (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind       TEXT    NOT NULL CHECK (kind IN ('table', 'hand', 'lobby', 'post', 'delete')),
+    chat_id    INTEGER NOT NULL,
+    table_id   INTEGER,
+    seat       INTEGER NOT NULL DEFAULT -1,
+    priority   INTEGER NOT NULL,
+    renew      INTEGER NOT NULL DEFAULT 0,
+    text       TEXT,
+    message_id INTEGER,
+    notify     INTEGER NOT NULL DEFAULT 0,
+    not_before REAL    NOT NULL DEFAULT 0,
+    attempts   INTEGER NOT NULL DEFAULT 0,
+    version    INTEGER NOT NULL DEFAULT 1,
+    created_at REAL    NOT NULL
+);
+CREATE UNIQUE INDEX outbox_marks ON outbox (kind, table_id, seat)
+    WHERE kind IN ('table', 'hand', 'lobby');
+CREATE INDEX outbox_due ON outbox (not_before, priority, id);
+CREATE INDEX outbox_table ON outbox (table_id) WHERE table_id IS NOT NULL;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "users, chats, tables with seats and log, matches for the ladder", SCHEMA_V1),
     Migration(2, "per-chat ladders: seasons, standings, rating history", SCHEMA_V2),
+    Migration(
+        3, "the outbox: what the bot owes Telegram; table notes; when a seat last acted", SCHEMA_V3
+    ),
 )
 
 

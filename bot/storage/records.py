@@ -104,6 +104,8 @@ class SeatRecord:
     """Epoch seconds when this seat's turn times out (None: no timer running)."""
     selection: list[str] = field(default_factory=list)
     """Cards toggled in the hand message, e.g. ``["K♠", "9♠"]``."""
+    active_at: float | None = None
+    """When the person last pressed a button at this table (epoch seconds)."""
 
 
 @dataclass
@@ -127,6 +129,8 @@ class TableRecord:
     created_at: float = 0.0
     updated_at: float = 0.0
     finished_at: float | None = None
+    note: str | None = None
+    """A line the table message shows ("Bob is back") until the next one."""
 
     @property
     def is_active(self) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from bot.storage.outbox import Owed
 from bot.storage.records import (
     ChatRecord,
     HistoryPage,
@@ -68,8 +69,9 @@ class ChatRepo(Protocol):
 
 
 class TableRepo(Protocol):
-    async def create(self, table: TableRecord) -> TableRecord:
-        """Insert a new table with its seats. Sets ``id``, ``version`` (1), ``created_at`` and
+    async def create(self, table: TableRecord, *, owe: Sequence[Owed] = ()) -> TableRecord:
+        """Insert a new table with its seats, and ``owe`` (their ``table_id`` set to the new
+        id), in one transaction. Sets ``id``, ``version`` (1), ``created_at`` and
         ``updated_at`` on the given record and returns it.
 
         Raises ``ActiveTableExistsError`` if the table is active and its chat already has an
@@ -98,10 +100,11 @@ class TableRepo(Protocol):
         log: Sequence[LogEntry] = (),
         match: MatchRecord | None = None,
         rate: Rater | None = None,
+        owe: Sequence[Owed] = (),
     ) -> TableRecord:
-        """Write the table and all its seats, append ``log`` and (optionally) record ``match``
-        (and with ``rate``, rate it into the ladder as ``ladder.record`` does), in one
-        transaction, if the stored version is ``expected_version``.
+        """Write the table and all its seats, append ``log``, (optionally) record ``match``
+        (and with ``rate``, rate it into the ladder as ``ladder.record`` does) and add ``owe``
+        to the outbox, in one transaction, if the stored version is ``expected_version``.
 
         The version goes up by one. The given record's ``version``, ``updated_at`` and ``chat_id``
         (which only ``chats.migrate`` changes) are updated, and the record is returned.
@@ -214,6 +217,36 @@ class LadderRepo(Protocol):
         ...
 
 
+class OutboxRepo(Protocol):
+    """What the bot owes Telegram (see ``bot.storage.outbox``)."""
+
+    async def add(self, items: Sequence[Owed]) -> None: ...
+
+    async def due(self, now: float, limit: int = 500) -> list[Owed]:
+        """Rows that may go now, by priority, oldest first."""
+        ...
+
+    async def held(self, now: float) -> dict[int, int]:
+        """Chats whose posts wait for a retry, with the oldest one's id (posts after it and new
+        messages wait too)."""
+        ...
+
+    async def next_time(self, now: float) -> float | None:
+        """When the next row not due at ``now`` becomes due (None: there is none)."""
+        ...
+
+    async def done(self, item: Owed, *, extra: Sequence[Owed] = ()) -> bool:
+        """Finish ``item`` and add ``extra`` in one transaction; False if it was marked again
+        meanwhile (it stays, for the newer state)."""
+        ...
+
+    async def retry(self, item: Owed, not_before: float, *, attempt: bool = True) -> None: ...
+
+    async def drop(self, item: Owed) -> None: ...
+
+    async def pending(self, table_id: int | None = None) -> int: ...
+
+
 class Storage(Protocol):
     """Persistence for users, chats, tables (with seats and log) and finished matches."""
 
@@ -228,5 +261,8 @@ class Storage(Protocol):
 
     @property
     def ladder(self) -> LadderRepo: ...
+
+    @property
+    def outbox(self) -> OutboxRepo: ...
 
     async def close(self) -> None: ...

@@ -148,7 +148,7 @@ def chat_values(chat: ChatRecord) -> tuple[Any, ...]:
 
 TABLE_COLUMNS = (
     "id, chat_id, status, variant, creator_id, seed, version, match_state, "
-    "table_message_id, lobby_message_id, created_at, updated_at, finished_at"
+    "table_message_id, lobby_message_id, created_at, updated_at, finished_at, note"
 )
 TABLE_FIELDS = (
     "status",
@@ -159,6 +159,7 @@ TABLE_FIELDS = (
     "table_message_id",
     "lobby_message_id",
     "finished_at",
+    "note",
 )
 """The columns a save writes from the record (the id, chat, version and times are the store's)."""
 
@@ -179,6 +180,7 @@ def table_from_row(row: Row, seats: list[SeatRecord]) -> TableRecord:
         created_at=float(row["created_at"]),
         updated_at=float(row["updated_at"]),
         finished_at=opt_float(row["finished_at"]),
+        note=opt_str(row["note"]),
     )
 
 
@@ -193,12 +195,13 @@ def table_values(table: TableRecord) -> tuple[Any, ...]:
         table.table_message_id,
         table.lobby_message_id,
         table.finished_at,
+        table.note,
     )
 
 
 SEAT_COLUMNS = (
     "table_id, seat, user_id, name, ai_level, hand_message_id, notice_message_id, "
-    "timeouts, away, deadline, selection"
+    "timeouts, away, deadline, selection, active_at"
 )
 
 
@@ -217,6 +220,7 @@ def seat_from_row(row: Row) -> SeatRecord:
         away=bool(row["away"]),
         deadline=opt_float(row["deadline"]),
         selection=[str(card) for card in selection],
+        active_at=opt_float(row["active_at"]),
     )
 
 
@@ -235,6 +239,7 @@ def seat_rows(table_id: int, seats: Iterable[SeatRecord]) -> list[tuple[Any, ...
             int(seat.away),
             seat.deadline,
             dump(list(seat.selection)),
+            seat.active_at,
         )
         for seat in seats
     ]

@@ -8,6 +8,7 @@ from types import TracebackType
 from bot.storage.chats import SqliteChats
 from bot.storage.db import Clock, Database
 from bot.storage.ladder import SqliteLadder
+from bot.storage.outbox import SqliteOutbox
 from bot.storage.tables import SqliteTables
 from bot.storage.users import SqliteUsers
 
@@ -21,6 +22,7 @@ class SqliteStorage:
         self.chats = SqliteChats(db)
         self.ladder = SqliteLadder(db)
         self.tables = SqliteTables(db, self.ladder)
+        self.outbox = SqliteOutbox(db)
 
     @classmethod
     async def open(

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
+from bot.storage import outbox
 from bot.storage.db import Connection, Database
 from bot.storage.errors import StaleVersionError, TableNotFoundError
 from bot.storage.ladder import SqliteLadder
+from bot.storage.outbox import Owed
 from bot.storage.records import (
     ACTIVE_STATUSES,
     LogEntry,
@@ -56,7 +59,7 @@ class SqliteTables:
         self._db = db
         self._ladder = ladder  # a finished table's match is recorded in the save's transaction
 
-    async def create(self, table: TableRecord) -> TableRecord:
+    async def create(self, table: TableRecord, *, owe: Sequence[Owed] = ()) -> TableRecord:
         if table.id != 0:
             raise ValueError(f"tables.create needs a new table (id 0), got id {table.id}")
         now = self._db.clock()
@@ -68,6 +71,7 @@ class SqliteTables:
             assert row is not None
             table_id = int(row["id"])
             await conn.executemany(_INSERT_SEATS, seat_rows(table_id, table.seats))
+            await outbox.owe(conn, [replace(item, table_id=table_id) for item in owe], now)
         table.id = table_id
         table.version = version
         table.created_at = now
@@ -107,6 +111,7 @@ class SqliteTables:
         log: Sequence[LogEntry] = (),
         match: MatchRecord | None = None,
         rate: Rater | None = None,
+        owe: Sequence[Owed] = (),
     ) -> TableRecord:
         now = self._db.clock()
         async with self._db.write() as conn:
@@ -127,6 +132,7 @@ class SqliteTables:
             await conn.executemany(_INSERT_LOG, log_rows(table.id, now, log))
             if match is not None:
                 await self._ladder.record_in(conn, match, rate)
+            await outbox.owe(conn, owe, now)
         table.version = version
         table.updated_at = now
         table.chat_id = chat_id

@@ -1,12 +1,12 @@
-"""Build and run the application: handlers, rate limiter, job queue, storage lifecycle."""
+"""Build and run the application: handlers, the outbox sender, job queue, storage lifecycle."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from telegram import BotCommand, Update
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
@@ -19,8 +19,10 @@ from telegram.ext import (
 from ..config import Config
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
 from ..service import admin, timers
+from ..service.budget import Budget, Limits
 from ..service.core import Core, Settings
 from ..service.restart import resume_all
+from ..service.sender import Sender
 from ..storage import open_storage
 from . import handlers, ladder_handlers
 from .io import JobScheduler, TelegramMessenger
@@ -49,13 +51,6 @@ def build(config: Config) -> Application:  # type: ignore[type-arg]
         .token(config.token)
         .base_url(f"{config.api_url}/bot")
         .base_file_url(f"{config.api_url}/file/bot")
-        .rate_limiter(
-            AIORateLimiter(
-                overall_max_rate=config.rate_limit,
-                group_max_rate=config.group_rate_limit,
-                max_retries=3,
-            )
-        )
         .concurrent_updates(True)  # presses from many private chats at once; tables lock themselves
         .post_init(_post_init(config))
         .post_shutdown(_post_shutdown)
@@ -94,16 +89,22 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
             hand_interval=config.hand_interval,
             timeout_scale=config.timeout_scale,
         )
+        # The bot's own budget replaces PTB's rate limiter: it knows which message matters most.
+        limits = Limits.of(config.rate_limit, config.group_rate_limit, config.private_rate_limit)
         core = Core(
             storage,
             TelegramMessenger(app.bot, _migrate_hook(app)),
             JobScheduler(app.job_queue),
             settings,
+            Budget(limits),
         )
         core.scheduler.bind(lambda due: timers.fire(core, due))
         app.bot_data["core"] = core
         await _register_commands(app)
         resumed = await resume_all(core)
+        sender = Sender(core)
+        app.bot_data["sender"] = sender
+        app.bot_data["sender_task"] = asyncio.create_task(sender.run(), name="outbox sender")
         log.info("kozel-bot @%s ready; %d unfinished tables resumed", app.bot.username, resumed)
 
     return post_init
@@ -125,10 +126,12 @@ async def _register_commands(app: Application) -> None:  # type: ignore[type-arg
 
 
 async def _post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
+    sender, task = app.bot_data.get("sender"), app.bot_data.get("sender_task")
+    if isinstance(sender, Sender) and isinstance(task, asyncio.Task):
+        task.cancel()
+        await sender.stop()
     core = app.bot_data.get("core")
     if isinstance(core, Core):
-        core.live_tables.cancel_all()
-        core.live_hands.cancel_all()
         await core.storage.close()
 
 

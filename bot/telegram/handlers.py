@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 from telegram import CallbackQuery, ChatMember, Message, Update
 from telegram.constants import ChatType, ParseMode
-from telegram.error import TelegramError
+from telegram.error import RetryAfter, TelegramError
 from telegram.ext import ContextTypes
 
 from .. import callback
@@ -60,13 +62,36 @@ def admin_check(update: Update, context: Context) -> IsAdmin:
     return is_admin
 
 
-async def reply(message: Message | None, answer: Reply) -> None:
+async def reply(context: Context, message: Message | None, answer: Reply) -> None:
+    """Answer a command in its chat, within the bot's budget like everything it sends."""
     if message is None:
         return
     screen = answer.screen or (Screen(answer.text) if answer.text else None)
     if screen is None:
         return
-    await message.reply_text(screen.text, parse_mode=ParseMode.HTML, reply_markup=markup(screen))
+    await _within_budget(
+        core_of(context),
+        message.chat_id,
+        lambda: message.reply_text(
+            screen.text, parse_mode=ParseMode.HTML, reply_markup=markup(screen)
+        ),
+    )
+
+
+async def _within_budget(core: Core, chat_id: int, call: Callable[[], Awaitable[object]]) -> None:
+    """Wait for the chat's budget, then call; a 429 is waited out once."""
+    for attempt in range(2):
+        while (wait := core.budget.ready_at(chat_id) - core.budget.clock()) > 0:
+            await asyncio.sleep(wait)
+        core.budget.spend(chat_id)
+        try:
+            await call()
+            return
+        except RetryAfter as err:
+            seconds = err._retry_after.total_seconds()  # see io._answers
+            core.budget.block(chat_id, seconds)
+            if attempt:
+                raise
 
 
 # ------------------------------------------------------------------ commands
@@ -75,7 +100,7 @@ async def reply(message: Message | None, answer: Reply) -> None:
 async def newgame_command(update: Update, context: Context) -> None:
     variant = context.args[0].lower() if context.args else None
     answer = await lobby.new_game(core_of(context), chat_of(update), person_of(update), variant)
-    await reply(update.effective_message, answer)
+    await reply(context, update.effective_message, answer)
 
 
 async def start_command(update: Update, context: Context) -> None:
@@ -85,19 +110,19 @@ async def start_command(update: Update, context: Context) -> None:
     else:
         payload = context.args[0] if context.args else ""
         answer = await lobby.start_private(core_of(context), person_of(update), payload)
-    await reply(update.effective_message, answer)
+    await reply(context, update.effective_message, answer)
 
 
 async def help_command(update: Update, context: Context) -> None:
     answer = await info.show_help(core_of(context), chat_of(update), person_of(update))
-    await reply(update.effective_message, answer)
+    await reply(context, update.effective_message, answer)
 
 
 async def cancel_command(update: Update, context: Context) -> None:
     answer = await admin.cancel_command(
         core_of(context), chat_of(update), person_of(update), admin_check(update, context)
     )
-    await reply(update.effective_message, answer)
+    await reply(context, update.effective_message, answer)
 
 
 async def kick_command(update: Update, context: Context) -> None:
@@ -110,28 +135,28 @@ async def kick_command(update: Update, context: Context) -> None:
     answer = await admin.kick(
         core_of(context), chat_of(update), person_of(update), target, admin_check(update, context)
     )
-    await reply(message, answer)
+    await reply(context, message, answer)
 
 
 async def rules_command(update: Update, context: Context) -> None:
     variant = context.args[0].lower() if context.args else None
     answer = await info.rules(core_of(context), chat_of(update), person_of(update), variant)
-    await reply(update.effective_message, answer)
+    await reply(context, update.effective_message, answer)
 
 
 async def language_command(update: Update, context: Context) -> None:
     answer = await settings.language(core_of(context), chat_of(update), person_of(update))
-    await reply(update.effective_message, answer)
+    await reply(context, update.effective_message, answer)
 
 
 async def settings_command(update: Update, context: Context) -> None:
     answer = await settings.settings(core_of(context), chat_of(update), person_of(update))
-    await reply(update.effective_message, answer)
+    await reply(context, update.effective_message, answer)
 
 
 async def score_command(update: Update, context: Context) -> None:
     answer = await info.score(core_of(context), chat_of(update), person_of(update))
-    await reply(update.effective_message, answer)
+    await reply(context, update.effective_message, answer)
 
 
 # ------------------------------------------------------------------ buttons
@@ -154,8 +179,12 @@ async def on_button(update: Update, context: Context) -> None:
     if result.screen is not None and query.message is not None:
         screen = result.screen
         try:
-            await query.edit_message_text(
-                screen.text, parse_mode=ParseMode.HTML, reply_markup=markup(screen)
+            await _within_budget(
+                core,
+                query.message.chat.id,
+                lambda: query.edit_message_text(
+                    screen.text, parse_mode=ParseMode.HTML, reply_markup=markup(screen)
+                ),
             )
         except TelegramError as err:
             log.debug("could not edit the menu: %s", err)

@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TimedOut,
+)
 from telegram.ext import CallbackContext, ExtBot, Job, JobQueue
 
 from ..screen import Screen
-from ..service.ports import Due, MessageGone, Unreachable
+from ..service.ports import Due, MessageGone, RetryLater, Transient, Unreachable
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +40,9 @@ def markup(screen: Screen) -> InlineKeyboardMarkup | None:
 
 
 class TelegramMessenger:
+    """Telegram's answers as the service's exceptions: 403 and lost chats are Unreachable,
+    429 is RetryLater, network trouble and Telegram's own failures are Transient."""
+
     def __init__(self, bot: Bot, on_migrate: OnMigrate) -> None:
         self._bot = bot
         self._on_migrate = on_migrate
@@ -44,7 +55,7 @@ class TelegramMessenger:
             return await self._send(err.new_chat_id, screen, notify)
 
     async def _send(self, chat_id: int, screen: Screen, notify: bool) -> int:
-        try:
+        async with _answers():
             message = await self._bot.send_message(
                 chat_id,
                 screen.text,
@@ -53,26 +64,19 @@ class TelegramMessenger:
                 disable_notification=not notify,
                 link_preview_options=_NO_PREVIEW,
             )
-        except Forbidden as err:
-            raise Unreachable(str(err)) from err
-        except BadRequest as err:
-            if "chat not found" in err.message.lower():
-                raise Unreachable(str(err)) from err
-            raise
         return message.message_id
 
     async def edit(self, chat_id: int, message_id: int, screen: Screen) -> None:
         try:
-            await self._bot.edit_message_text(
-                screen.text,
-                chat_id=chat_id,
-                message_id=message_id,
-                parse_mode=ParseMode.HTML,
-                reply_markup=markup(screen),
-                link_preview_options=_NO_PREVIEW,
-            )
-        except Forbidden as err:
-            raise Unreachable(str(err)) from err
+            async with _answers():
+                await self._bot.edit_message_text(
+                    screen.text,
+                    chat_id=chat_id,
+                    message_id=message_id,
+                    parse_mode=ParseMode.HTML,
+                    reply_markup=markup(screen),
+                    link_preview_options=_NO_PREVIEW,
+                )
         except ChatMigrated as err:
             await self._on_migrate(chat_id, err.new_chat_id)
             raise MessageGone(str(err)) from err
@@ -86,9 +90,27 @@ class TelegramMessenger:
 
     async def delete(self, chat_id: int, message_id: int) -> None:
         try:
-            await self._bot.delete_message(chat_id, message_id)
-        except TelegramError as err:
+            async with _answers():
+                await self._bot.delete_message(chat_id, message_id)
+        except (BadRequest, ChatMigrated, Unreachable) as err:
             log.debug("could not delete message %s in %s: %s", message_id, chat_id, err)
+
+
+@asynccontextmanager
+async def _answers() -> AsyncIterator[None]:
+    try:
+        yield
+    except RetryAfter as err:
+        # A timedelta inside; the public attribute is still an int in PTB 22 (and warns).
+        raise RetryLater(err._retry_after.total_seconds()) from err
+    except Forbidden as err:
+        raise Unreachable(str(err)) from err
+    except BadRequest as err:
+        if "chat not found" in err.message.lower():
+            raise Unreachable(str(err)) from err
+        raise
+    except (TimedOut, NetworkError) as err:  # BadRequest is a NetworkError too: caught above
+        raise Transient(str(err)) from err
 
 
 class JobScheduler:

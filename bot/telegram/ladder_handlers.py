@@ -36,27 +36,27 @@ async def top_command(update: Update, context: Context) -> None:
     answer_ = await ladder.top(
         core_of(context), chat_of(update), person_of(update), context.args or []
     )
-    await reply(update.effective_message, answer_)
+    await reply(context, update.effective_message, answer_)
 
 
 async def stats_command(update: Update, context: Context) -> None:
     target = stats_target(update.effective_message, context.args or [])
     answer_ = await ladder.stats(core_of(context), chat_of(update), person_of(update), target)
-    await reply(update.effective_message, answer_)
+    await reply(context, update.effective_message, answer_)
 
 
 async def history_command(update: Update, context: Context) -> None:
     answer_ = await ladder.history(
         core_of(context), chat_of(update), person_of(update), context.args or []
     )
-    await reply(update.effective_message, answer_)
+    await reply(context, update.effective_message, answer_)
 
 
 async def resetladder_command(update: Update, context: Context) -> None:
     answer_ = await ladder.reset_command(
         core_of(context), chat_of(update), person_of(update), admin_check(update, context)
     )
-    await reply(update.effective_message, answer_)
+    await reply(context, update.effective_message, answer_)
 
 
 def stats_target(message: Message | None, args: list[str]) -> StatsTarget:

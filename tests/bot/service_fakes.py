@@ -11,10 +11,12 @@ from pathlib import Path
 from bot.callback import Callback, Op
 from bot.screen import Screen
 from bot.service import lobby, timers
+from bot.service.budget import Budget, Limits
 from bot.service.core import Core, Settings
 from bot.service.feed import seating_key
 from bot.service.ports import ChatInfo, Due, MessageGone, Person, Unreachable
 from bot.service.reply import Press, Reply
+from bot.service.sender import Sender
 from bot.storage import SqliteStorage, TableRecord
 
 
@@ -90,9 +92,17 @@ GROUP = ChatInfo(-100, "Kozel club", is_private=False)
 PEOPLE = [Person(100 + i, name, None, "en") for i, name in enumerate(("Ann", "Bob", "Cid", "Dan"))]
 
 
-def make_core(storage: SqliteStorage, messenger: FakeMessenger, scheduler: FakeScheduler) -> Core:
-    settings = Settings(ai_delay=0.0, table_interval=0.0, hand_interval=0.0)
-    core = Core(storage, messenger, scheduler, settings)
+def make_core(
+    storage: SqliteStorage,
+    messenger: FakeMessenger,
+    scheduler: FakeScheduler,
+    *,
+    ai_level: str = "strong",
+) -> Core:
+    settings = Settings(
+        ai_delay=0.0, table_interval=0.0, hand_interval=0.0, default_ai_level=ai_level
+    )
+    core = Core(storage, messenger, scheduler, settings, Budget(Limits.of(1e4, 1e4, 1e4)))
     scheduler.bind(lambda due: timers.fire(core, due))
     return core
 
@@ -114,13 +124,13 @@ LOBBY_OPS = {Op.JOIN, Op.LEAVE, Op.ADD_COMPUTER, Op.REMOVE_COMPUTER, Op.VARIANT,
 
 
 async def settle(core: Core) -> None:
-    """Let every pending message refresh run (tables and hands render after a commit)."""
-    for _ in range(5):
-        await core.live_tables.settle()
-        await core.live_hands.settle()
+    """Deliver everything the outbox holds (tables and hands render after a commit)."""
+    await Sender(core).drain()
 
 
-async def seat_four(core: Core, *, variant: str = "street", timer: int = 60) -> TableRecord:
+async def seat_four(
+    core: Core, *, variant: str = "street", timer: int = 60, deliver: bool = True
+) -> TableRecord:
     """Four people open a table in GROUP, sit down and start: returns the running table."""
     for person in PEOPLE:
         await lobby.start_private(core, person, "")  # their private chats are open
@@ -138,7 +148,8 @@ async def seat_four(core: Core, *, variant: str = "street", timer: int = 60) -> 
     start = press(table, Op.START, PEOPLE[0], version=table.version, arg=seating_key(table))
     answer: Reply = await lobby.start(core, start)
     assert answer.text == "The match begins!"
-    await settle(core)
+    if deliver:
+        await settle(core)
     return await reload(core, table)
 
 

@@ -100,7 +100,7 @@ async def test_a_stale_press_changes_nothing_and_refreshes_the_hand(core: Core) 
 
     answer = await moves.act(core, stale)
 
-    assert answer.text == "That button is out of date — your cards are updated."
+    assert answer.text == "That button is out of date — your cards have been updated."
     after = await reload(core, table)
     assert after.version == table.version and core.match_of(after).ply == match.ply
 
@@ -155,12 +155,11 @@ async def test_a_player_who_blocked_the_bot_is_played_for_and_the_table_says_so(
     assert [(e.seat, e.by) for e in logged] == [(seat, Actor.PERSON), (following, Actor.COMPUTER)]
 
 
-async def test_after_a_restart_tables_are_shown_again_and_timers_rearmed(
+async def test_after_a_restart_what_was_owed_is_delivered_and_timers_rearmed(
     storage: SqliteStorage, core: Core, messenger: FakeMessenger
 ) -> None:
-    table = await seat_four(core, timer=120)
-    before = group_table_text(messenger, table)
-    edits = messenger.messages[table.table_message_id or 0].edits
+    table = await seat_four(core, timer=120, deliver=False)  # the process dies before sending
+    assert table.table_message_id is None and not messenger.in_chat(PEOPLE[0].user_id)
 
     scheduler = FakeScheduler()  # a new process: nothing scheduled, nothing in memory
     fresh = make_core(storage, messenger, scheduler)
@@ -170,9 +169,27 @@ async def test_after_a_restart_tables_are_shown_again_and_timers_rearmed(
     assert f"timeout:{table.id}" in scheduler.jobs
     assert scheduler.jobs[f"timeout:{table.id}"][0] <= 120
     again = await reload(fresh, table)
-    assert messenger.messages[again.table_message_id or 0].edits > edits
-    assert group_table_text(messenger, again) == before
-    hands = [
-        m for m in messenger.messages.values() if m.chat_id != GROUP.chat_id and m.screen.buttons
-    ]
-    assert len(hands) == 4  # one hand message per player, not a second copy
+    assert "leads." in group_table_text(messenger, again)
+    for person in PEOPLE:
+        hands = [m for m in messenger.in_chat(person.user_id) if m.screen.buttons]
+        assert len(hands) == 1  # every hand arrived once
+    assert await storage.outbox.pending() == 0
+
+
+async def test_a_finished_match_leaves_nothing_behind_in_memory(
+    storage: SqliteStorage, messenger: FakeMessenger, scheduler: FakeScheduler
+) -> None:
+    core = make_core(storage, messenger, scheduler, ai_level="random")
+    table = await seat_four(core, timer=30)
+    for _ in range(2000):  # nobody presses: timers, then computers, play the match out
+        if not scheduler.jobs:
+            break
+        await scheduler.fire(next(iter(scheduler.jobs)))
+    await settle(core)
+    table = await reload(core, table)
+    assert table.status == "finished"
+    assert any("The match is over" in text for text in messenger.texts(GROUP.chat_id))
+    assert await storage.outbox.pending() == 0
+    assert scheduler.jobs == {}
+    held = core.in_memory()
+    assert held["locks"] == 0 and held["matches"] == 0

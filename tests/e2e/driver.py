@@ -32,6 +32,7 @@ ENV_FAST = {
     # The fake server has no flood limits of its own (429s are injected where tested).
     "KOZEL_RATE_LIMIT": "1000",
     "KOZEL_GROUP_RATE_LIMIT": "1000",
+    "KOZEL_PRIVATE_RATE_LIMIT": "1000",
 }
 
 

@@ -1,0 +1,113 @@
+"""Telegram's flood limits as a budget the whole bot shares.
+
+Sliding windows: calls to the whole bot per second, per group per minute (edits and deletions
+count as much as messages), per private chat per few seconds. ``ready_at`` says when the next
+call to a chat may go; ``spend`` books one. A 429 answer blocks a chat (or everything) until
+its ``retry_after`` has passed. Slightly under Telegram's numbers, so the bot never asks twice.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True)
+class Limits:
+    overall: tuple[int, float] = (28, 1.0)  # calls, seconds: Telegram allows about 30/s
+    group: tuple[int, float] = (19, 60.0)  # about 20 per minute per group
+    private: tuple[int, float] = (3, 3.0)  # about one per second, with a short burst
+    group_reserve: int = 3  # calls per group window kept back from edits, for posts and answers
+
+    @staticmethod
+    def of(overall: float, group_per_minute: float, private: float) -> Limits:
+        """From Telegram's numbers (per second, per minute per group, per second per private
+        chat), kept a little under them."""
+        calls = int(overall)
+        group = max(1, int(group_per_minute) - 1)
+        return Limits(
+            overall=(max(1, calls - 2 if calls > 10 else calls), 1.0),
+            group=(group, 60.0),
+            private=(max(1, int(3 * private)), 3.0),
+            group_reserve=min(3, group // 4),
+        )
+
+
+class Window:
+    """At most ``count`` calls in any ``seconds``."""
+
+    def __init__(self, count: int, seconds: float) -> None:
+        self.count, self.seconds = count, seconds
+        self.times: deque[float] = deque()
+
+    def ready_at(self, now: float, reserve: int = 0) -> float:
+        """When one more call fits, keeping ``reserve`` calls of the window unused."""
+        self._forget(now)
+        allowed = self.count - reserve
+        if len(self.times) < allowed:
+            return now
+        return self.times[len(self.times) - allowed] + self.seconds
+
+    def spend(self, now: float) -> None:
+        self._forget(now)
+        self.times.append(now)
+
+    def is_idle(self, now: float) -> bool:
+        self._forget(now)
+        return not self.times
+
+    def _forget(self, now: float) -> None:
+        while self.times and self.times[0] <= now - self.seconds:
+            self.times.popleft()
+
+
+class Budget:
+    def __init__(self, limits: Limits | None = None, clock: Clock = time.monotonic) -> None:
+        self.limits = limits or Limits()
+        self.clock = clock
+        self._overall = Window(*self.limits.overall)
+        self._chats: dict[int, Window] = {}
+        self._blocked: dict[int | None, float] = {}  # chat (None: every chat) -> until
+
+    def ready_at(self, chat_id: int, *, edit: bool = False) -> float:
+        """When a call to ``chat_id`` may go (``edit``: a group edit that may wait for posts)."""
+        now = self.clock()
+        at = max(
+            self._overall.ready_at(now),
+            self._blocked.get(None, now),
+            self._blocked.get(chat_id, now),
+        )
+        reserve = self.limits.group_reserve if edit and chat_id < 0 else 0
+        return max(at, self._window(chat_id).ready_at(now, reserve))
+
+    def spend(self, chat_id: int) -> None:
+        now = self.clock()
+        self._overall.spend(now)
+        self._window(chat_id).spend(now)
+
+    def block(self, chat_id: int | None, seconds: float) -> None:
+        """Telegram said "retry after": nothing more to that chat (None: at all) until then."""
+        until = self.clock() + seconds
+        self._blocked[chat_id] = max(until, self._blocked.get(chat_id, 0.0))
+
+    def forget_idle(self) -> None:
+        """Drop the windows of chats with no recent call (memory stays bounded)."""
+        now = self.clock()
+        for chat_id in [c for c, w in self._chats.items() if w.is_idle(now)]:
+            del self._chats[chat_id]
+        for key in [c for c, until in self._blocked.items() if until <= now]:
+            del self._blocked[key]
+
+    def tracked(self) -> int:
+        return len(self._chats) + len(self._blocked)
+
+    def _window(self, chat_id: int) -> Window:
+        window = self._chats.get(chat_id)
+        if window is None:
+            limit = self.limits.group if chat_id < 0 else self.limits.private
+            window = self._chats[chat_id] = Window(*limit)
+        return window

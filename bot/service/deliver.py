@@ -1,0 +1,215 @@
+"""Delivering one outbox row: render it from the committed state, call Telegram, book the result.
+
+``deliver`` returns the rows the delivery owes in turn (deleting a message it replaced), which the
+sender writes in the transaction that finishes the row. Telegram's refusals arrive as the ports'
+exceptions: the sender decides about retries; a chat that cannot be reached is handled here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from html import escape
+
+from kozel_rules.card import Card
+
+from ..render.hand import hand_closed_screen, hand_screen
+from ..render.lobby import lobby_closed_text
+from ..render.table import table_screen
+from ..screen import Screen
+from ..storage import Actor, LogEntry, LogKind, OutboxKind, Owed, TableRecord, TableStatus
+from . import feed, turns
+from .core import Core
+from .people import chat_t, chat_title, seat_infos, user_t
+from .ports import MessageGone, Unreachable
+
+log = logging.getLogger(__name__)
+
+
+async def deliver(core: Core, item: Owed) -> list[Owed]:
+    if item.kind is OutboxKind.POST:
+        assert item.text is not None
+        try:
+            await core.messenger.send(item.chat_id, Screen(item.text), notify=item.notify)
+        except Unreachable:
+            log.info("chat %s is unreachable: a post is dropped", item.chat_id)
+        return []
+    if item.kind is OutboxKind.DELETE:
+        assert item.message_id is not None
+        await core.messenger.delete(item.chat_id, item.message_id)
+        return []
+    assert item.table_id is not None
+    if item.kind is OutboxKind.TABLE:
+        return await _table(core, item.table_id, item)
+    if item.kind is OutboxKind.LOBBY:
+        return await _lobby(core, item.table_id, item)
+    return await _hand(core, item.table_id, item.seat, item)
+
+
+async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
+    table = await core.storage.tables.get(table_id)
+    if table is None or table.match_state is None:
+        return []
+    t = await chat_t(core, table.chat_id)
+    screen = table_screen(
+        t,
+        view=core.match_of(table).view(None),
+        seats=seat_infos(table),
+        deal_lines=[f"\n{table.note}"] if table.note else [],
+        cancelled=table.status == TableStatus.CANCELLED,
+    )
+    try:
+        sent = await _show(core, table.chat_id, table.table_message_id, screen, item.renew)
+    except Unreachable:
+        log.info("group %s of table %s is unreachable", table.chat_id, table_id)
+        return []
+    if sent is None:
+        return []
+    await _remember(core, table_id, lambda fresh: _set_table_message(fresh, sent))
+    return feed.delete(table.chat_id, table.table_message_id)
+
+
+def _set_table_message(table: TableRecord, message_id: int) -> None:
+    table.table_message_id = message_id
+
+
+async def _lobby(core: Core, table_id: int, item: Owed) -> list[Owed]:
+    table = await core.storage.tables.get(table_id)
+    if table is None:
+        return []
+    t = await chat_t(core, table.chat_id)
+    if table.status == TableStatus.LOBBY:
+        screen = feed.render_lobby(core, t, table)
+    elif table.lobby_message_id is None:
+        return []  # never shown: nothing to close
+    else:
+        cancelled = table.status == TableStatus.CANCELLED
+        screen = Screen(lobby_closed_text(t, cancelled=cancelled))
+    try:
+        # A new table is news: its lobby comes with a notification.
+        sent = await _show(
+            core, table.chat_id, table.lobby_message_id, screen, item.renew, notify=True
+        )
+    except Unreachable:
+        log.info("lobby of table %s cannot be shown in %s", table_id, table.chat_id)
+        return []
+    if sent is not None:
+        await _remember(core, table_id, lambda fresh: _set_lobby_message(fresh, sent))
+    return []
+
+
+def _set_lobby_message(table: TableRecord, message_id: int) -> None:
+    table.lobby_message_id = message_id
+
+
+async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
+    table = await core.storage.tables.get(table_id)
+    if table is None or table.match_state is None or seat >= len(table.seats):
+        return []
+    record = table.seats[seat]
+    if record.user_id is None:
+        return []
+    user = await core.storage.users.get(record.user_id)
+    title = await chat_title(core, table.chat_id)
+    t = user_t(user)
+    match = core.match_of(table)
+    view = match.view(seat)
+    if table.status == TableStatus.CANCELLED:
+        screen = hand_closed_screen(t, title)
+    else:
+        screen = hand_screen(
+            t,
+            view=view,
+            seats=seat_infos(table),
+            chat_title=title,
+            table_id=table_id,
+            ply=match.ply,
+            selection=[Card.parse(c) for c in record.selection],
+            away=record.away,
+        )
+    chat = user.private_chat_id if user and user.private_chat_id else record.user_id
+    # A new hand message (with a notification) only while it is still their turn.
+    my_turn = view.to_move == seat and not record.away and table.status == TableStatus.PLAYING
+    renew = item.renew and my_turn
+    try:
+        sent = await _show(core, chat, record.hand_message_id, screen, renew, notify=renew)
+    except Unreachable:
+        await _unreachable(core, table_id, seat)
+        return []
+    old = [record.hand_message_id] if sent is not None else []
+    old += [record.notice_message_id]  # a turn notice from before hands carried the turn
+    if sent is None and record.notice_message_id is None:
+        return []
+    await _remember(core, table_id, lambda fresh: _set_hand(fresh, seat, sent))
+    return [d for message_id in old for d in feed.delete(chat, message_id)]
+
+
+def _set_hand(table: TableRecord, seat: int, message_id: int | None) -> None:
+    if seat < len(table.seats):
+        if message_id is not None:
+            table.seats[seat].hand_message_id = message_id
+        table.seats[seat].notice_message_id = None
+
+
+async def _show(
+    core: Core,
+    chat_id: int,
+    message_id: int | None,
+    screen: Screen,
+    renew: bool,
+    *,
+    notify: bool = False,
+) -> int | None:
+    """Edit the message in place, or send a new one (returned) when asked to or it is gone."""
+    look = hash(screen)
+    if message_id is not None and not renew:
+        if core.is_shown(chat_id, message_id, look):
+            return None  # the same again: Telegram would refuse it ("not modified")
+        try:
+            await core.messenger.edit(chat_id, message_id, screen)
+            core.remember_shown(chat_id, message_id, look)
+            return None
+        except MessageGone:
+            core.budget.spend(chat_id)  # a second call for the same row
+    sent = await core.messenger.send(chat_id, screen, notify=notify)
+    core.remember_shown(chat_id, sent, look)
+    return sent
+
+
+async def _remember(core: Core, table_id: int, change: Callable[[TableRecord], None]) -> None:
+    """Store a message id on the table (under its lock: moves may be saving it meanwhile)."""
+    async with core.table_lock(table_id):
+        fresh = await core.storage.tables.get(table_id)
+        if fresh is not None:
+            change(fresh)
+            await core.storage.tables.save(fresh, expected_version=fresh.version)
+
+
+async def _unreachable(core: Core, table_id: int, seat: int) -> None:
+    """A player blocked the bot: a computer plays for them, and the table says so."""
+    async with core.table_lock(table_id):
+        table = await core.storage.tables.get(table_id)
+        if table is None or table.status != TableStatus.PLAYING:
+            return
+        record = table.seats[seat]
+        if record.user_id is not None:
+            await core.storage.users.set_can_message(record.user_id, False)
+        if record.away:
+            return
+        record.away = True
+        match = core.match_of(table)
+        t = await chat_t(core, table.chat_id)
+        table.note = t._(
+            "📵 I cannot reach {name} in private — a computer plays for them. "
+            "Open a chat with me and press “I'm back”.",
+            name=escape(record.name),
+        )
+        await turns.plan_deadlines(core, table, match)
+        entry = LogEntry(LogKind.UNREACHABLE, match.ply, seat, "blocked", by=Actor.SYSTEM)
+        await core.storage.tables.save(
+            table,
+            expected_version=table.version,
+            log=[entry],
+            owe=[feed.group_table(core, table)],
+        )
+    turns.arm(core, table, match)

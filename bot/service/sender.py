@@ -1,0 +1,152 @@
+"""The sender: drains the outbox within Telegram's budget, the most felt messages first.
+
+One delivery at a time per chat (posts of a chat go out in order, before its marks), several
+chats at once. A row leaves the outbox only after Telegram took it; after a crash the sender
+simply starts again from what is left.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Iterable, Mapping
+
+from ..storage import OutboxKind, Owed
+from .core import Core
+from .deliver import deliver
+from .ports import RetryLater, Transient
+
+log = logging.getLogger(__name__)
+
+MAX_IN_FLIGHT = 16  # deliveries at once (each to another chat)
+MAX_ATTEMPTS = 8  # failed tries before an unexpected error gives the row up
+IDLE_WAIT = 30.0  # seconds to sleep when nothing is owed (a commit wakes it anyway)
+
+
+def backoff(attempts: int) -> float:
+    return float(min(60.0, 0.5 * 2**attempts))
+
+
+class Sender:
+    def __init__(self, core: Core) -> None:
+        self.core = core
+        self._in_flight: dict[int, asyncio.Task[None]] = {}  # by chat
+        # Rows whose delivery ended while the outbox was being read: that read is stale for them.
+        self._finished: set[int] = set()
+        self._idle = True
+
+    async def run(self) -> None:
+        """Deliver forever (cancel to stop)."""
+        while True:
+            wait = await self.step()
+            await self._sleep(wait)
+
+    async def drain(self, timeout: float = 30.0) -> None:
+        """Deliver everything owed now and whatever that owes in turn (tests, shutdown)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            wait = await self.step()
+            if not self._in_flight and await self._nothing_due():
+                return
+            await self._sleep(min(wait, 0.05) if self._in_flight else min(wait, 0.2))
+        raise TimeoutError("the outbox did not drain")
+
+    async def step(self) -> float:
+        """Start the deliveries the budget allows now; returns how long to wait for more."""
+        now_wall = time.time()
+        self._finished.clear()
+        due = await self.core.storage.outbox.due(now_wall)
+        held = await self.core.storage.outbox.held(now_wall) if due else {}
+        # No await from here to the end of the loop: the filter stays true while we start.
+        due = [item for item in due if item.id not in self._finished]
+        wait = IDLE_WAIT
+        for item in heads(due, held):
+            if len(self._in_flight) >= MAX_IN_FLIGHT:
+                break
+            if item.chat_id in self._in_flight:
+                continue
+            edit = item.kind is OutboxKind.TABLE and not item.renew
+            ready = self.core.budget.ready_at(item.chat_id, edit=edit)
+            delay = ready - self.core.budget.clock()
+            if delay > 0:
+                wait = min(wait, delay)
+                continue
+            self.core.budget.spend(item.chat_id)
+            task = asyncio.create_task(self._deliver(item), name=f"deliver {item.kind}")
+            self._in_flight[item.chat_id] = task
+        later = await self.core.storage.outbox.next_time(now_wall)
+        if later is not None:
+            wait = min(wait, later - now_wall)
+        self.core.budget.forget_idle()
+        idle = not due and later is None and not self._in_flight
+        if idle and not self._idle:
+            held = " ".join(f"{k}={v}" for k, v in self.core.in_memory().items())
+            log.debug("outbox empty; in memory: %s", held)
+        self._idle = idle
+        return max(wait, 0.0)
+
+    async def _deliver(self, item: Owed) -> None:
+        outbox = self.core.storage.outbox
+        try:
+            extra = await deliver(self.core, item)
+            await outbox.done(item, extra=extra)
+        except RetryLater as err:
+            self.core.budget.block(item.chat_id, err.seconds)
+            await outbox.retry(item, time.time() + err.seconds, attempt=False)
+        except Transient as err:
+            log.info("delivery of %s to %s failed (%s); retrying", item.kind, item.chat_id, err)
+            await outbox.retry(item, time.time() + backoff(item.attempts))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            if item.attempts + 1 >= MAX_ATTEMPTS:
+                log.exception("giving up on %s to %s", item.kind, item.chat_id)
+                await outbox.drop(item)
+            else:
+                log.exception("delivery of %s to %s failed", item.kind, item.chat_id)
+                await outbox.retry(item, time.time() + backoff(item.attempts))
+        finally:
+            self._finished.add(item.id)
+            self._in_flight.pop(item.chat_id, None)
+            self.core.outbox_ready.set()
+
+    async def _sleep(self, seconds: float) -> None:
+        event = self.core.outbox_ready
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), timeout=max(seconds, 0.001))
+        event.clear()  # the next step reads everything committed before this
+
+    async def _nothing_due(self) -> bool:
+        return not await self.core.storage.outbox.due(time.time(), limit=1)
+
+    async def stop(self, grace: float = 2.0) -> None:
+        """Let deliveries under way finish (briefly); the rest stays owed for the next start."""
+        tasks = list(self._in_flight.values())
+        if tasks:
+            await asyncio.wait(tasks, timeout=grace)
+        for task in tasks:
+            task.cancel()
+
+
+def heads(due: Iterable[Owed], held: Mapping[int, int] | None = None) -> list[Owed]:
+    """The next row of each chat: its oldest post, else its most felt mark; by priority.
+
+    In a chat whose post waits for a retry (``held``: chat -> that post's id) only older posts,
+    edits and deletions go: nothing new may appear above a result that is still owed."""
+    held = held or {}
+    best: dict[int, Owed] = {}
+    for item in due:  # already by priority, then age
+        first_waiting = held.get(item.chat_id)
+        if first_waiting is not None and (
+            (item.kind is OutboxKind.POST and item.id > first_waiting) or item.renew
+        ):
+            continue
+        current = best.get(item.chat_id)
+        if current is None or (
+            item.kind is OutboxKind.POST
+            and (current.kind is not OutboxKind.POST or item.id < current.id)
+        ):
+            best[item.chat_id] = item
+    return sorted(best.values(), key=lambda i: (i.priority, i.id))

@@ -1,0 +1,198 @@
+"""The outbox: what the bot owes Telegram, written with the change that owes it.
+
+A *mark* (table, hand, lobby) says "show this message again, from the committed state": there
+is at most one row per message, and a new mark merges into it (the higher priority, the earlier
+time, a new version). A *post* (a deal's result) and a *deletion* are delivered once each, in
+order per chat. A row is finished with ``done(item)``: a mark that was marked again while it was
+being delivered stays, for the newer state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+
+from bot.storage.db import Connection, Database
+from bot.storage.rows import Row, opt_int, opt_str
+
+
+class OutboxKind(StrEnum):
+    TABLE = "table"  # the group's table message
+    HAND = "hand"  # a player's private hand message
+    LOBBY = "lobby"  # the group's lobby message
+    POST = "post"  # a new message (a deal's result), sent once
+    DELETE = "delete"  # a message to delete
+
+
+MARKS = frozenset({OutboxKind.TABLE, OutboxKind.HAND, OutboxKind.LOBBY})
+
+
+class Priority(IntEnum):
+    """Who feels a late message most: lower goes first when the budget is tight."""
+
+    TURN = 0  # the player whose turn it is now
+    PRESSER = 1  # the player who just acted
+    GROUP = 2  # the group's table, lobby and posts
+    WAITING = 3  # players who only wait
+    CLEANUP = 4  # deletions of old messages
+
+
+@dataclass
+class Owed:
+    """One outbox row. ``seat`` is -1 where no seat is meant."""
+
+    kind: OutboxKind
+    chat_id: int
+    priority: Priority
+    table_id: int | None = None
+    seat: int = -1
+    renew: bool = False  # a mark: send a new message instead of editing the old one
+    text: str | None = None  # a post's text (HTML)
+    notify: bool = False  # a post: with a notification
+    message_id: int | None = None  # a deletion: the message
+    not_before: float = 0.0  # epoch seconds; later marks may bring it closer
+    id: int = 0  # set by the store
+    version: int = 0
+    renew_version: int = 0  # the version that asked for ``renew`` (0: none)
+    attempts: int = 0
+
+
+_COLUMNS = (
+    "id, kind, chat_id, table_id, seat, priority, renew, text, message_id, notify, "
+    "not_before, attempts, version"
+)
+
+_INSERT = """
+INSERT INTO outbox (kind, chat_id, table_id, seat, priority, renew, text, message_id, notify,
+                    not_before, created_at)
+VALUES (?, ?, ?, ?, ?, CASE WHEN ? THEN 1 ELSE 0 END, ?, ?, ?, ?, ?)
+ON CONFLICT (kind, table_id, seat) WHERE kind IN ('table', 'hand', 'lobby') DO UPDATE SET
+    chat_id = excluded.chat_id,
+    priority = min(outbox.priority, excluded.priority),
+    renew = CASE WHEN excluded.renew > 0 THEN outbox.version + 1 ELSE outbox.renew END,
+    not_before = CASE WHEN outbox.attempts > 0 THEN outbox.not_before
+                      ELSE min(outbox.not_before, excluded.not_before) END,
+    version = outbox.version + 1
+"""
+
+
+async def owe(conn: Connection, items: Iterable[Owed], now: float) -> None:
+    """Write ``items`` inside the caller's transaction."""
+    rows = [
+        (
+            item.kind,
+            item.chat_id,
+            item.table_id,
+            item.seat,
+            int(item.priority),
+            item.renew,
+            item.text,
+            item.message_id,
+            int(item.notify),
+            item.not_before,
+            now,
+        )
+        for item in items
+    ]
+    if rows:
+        await conn.executemany(_INSERT, rows)
+
+
+def _item(row: Row) -> Owed:
+    renew = int(row["renew"])
+    return Owed(
+        kind=OutboxKind(row["kind"]),
+        chat_id=int(row["chat_id"]),
+        priority=Priority(int(row["priority"])),
+        table_id=opt_int(row["table_id"]),
+        seat=int(row["seat"]),
+        renew=renew > 0,
+        text=opt_str(row["text"]),
+        notify=bool(row["notify"]),
+        message_id=opt_int(row["message_id"]),
+        not_before=float(row["not_before"]),
+        id=int(row["id"]),
+        version=int(row["version"]),
+        renew_version=renew,
+        attempts=int(row["attempts"]),
+    )
+
+
+class SqliteOutbox:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def add(self, items: Sequence[Owed]) -> None:
+        async with self._db.write() as conn:
+            await owe(conn, items, self._db.clock())
+
+    async def due(self, now: float, limit: int = 500) -> list[Owed]:
+        """Rows that may go now, by priority, oldest first."""
+        async with self._db.read() as conn:
+            rows = await conn.execute_fetchall(
+                f"SELECT {_COLUMNS} FROM outbox WHERE not_before <= ? "
+                "ORDER BY priority, id LIMIT ?",
+                (now, limit),
+            )
+        return [_item(row) for row in rows]
+
+    async def held(self, now: float) -> dict[int, int]:
+        """Chats with a post that waits for a retry, and the oldest such post's id: posts after
+        it and new messages wait too."""
+        async with self._db.read() as conn:
+            rows = await conn.execute_fetchall(
+                "SELECT chat_id, min(id) AS first FROM outbox "
+                "WHERE kind = 'post' AND not_before > ? GROUP BY chat_id",
+                (now,),
+            )
+        return {int(row["chat_id"]): int(row["first"]) for row in rows}
+
+    async def next_time(self, now: float) -> float | None:
+        """When the next row that is not due at ``now`` becomes due (None: no such row)."""
+        async with self._db.read() as conn:
+            row = await conn.execute_fetchall(
+                "SELECT min(not_before) AS at FROM outbox WHERE not_before > ?", (now,)
+            )
+        value = next(iter(row))["at"] if row else None
+        return None if value is None else float(value)
+
+    async def done(self, item: Owed, *, extra: Sequence[Owed] = ()) -> bool:
+        """Finish ``item`` (and write what its delivery owes in turn, such as deleting the
+        message it replaced). False when it was marked again meanwhile: it stays, without the
+        ``renew`` that was just served."""
+        async with self._db.write() as conn:
+            await owe(conn, extra, self._db.clock())
+            cursor = await conn.execute(
+                "DELETE FROM outbox WHERE id = ? AND version = ?", (item.id, item.version)
+            )
+            if cursor.rowcount:
+                return True
+            await conn.execute(
+                "UPDATE outbox SET attempts = 0, "
+                "renew = CASE WHEN renew <= ? THEN 0 ELSE renew END WHERE id = ?",
+                (item.version, item.id),
+            )
+            return False
+
+    async def retry(self, item: Owed, not_before: float, *, attempt: bool = True) -> None:
+        """Try ``item`` again later (``attempt``: the try failed; counts for the backoff)."""
+        async with self._db.write() as conn:
+            await conn.execute(
+                "UPDATE outbox SET not_before = ?, attempts = attempts + ? WHERE id = ?",
+                (not_before, int(attempt), item.id),
+            )
+
+    async def drop(self, item: Owed) -> None:
+        """Give up on ``item`` (its chat is gone): it is not retried."""
+        async with self._db.write() as conn:
+            await conn.execute("DELETE FROM outbox WHERE id = ?", (item.id,))
+
+    async def pending(self, table_id: int | None = None) -> int:
+        """How many rows wait (for one table, or in all)."""
+        sql, params = "SELECT count(*) AS n FROM outbox", tuple[int, ...]()
+        if table_id is not None:
+            sql, params = sql + " WHERE table_id = ?", (table_id,)
+        async with self._db.read() as conn:
+            rows = list(await conn.execute_fetchall(sql, params))
+        return int(rows[0]["n"])

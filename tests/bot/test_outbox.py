@@ -1,0 +1,140 @@
+"""The outbox (storage), the budget and the sender's order: what the bot owes Telegram is kept
+until Telegram took it, merged where it can be, and spent where players feel it first."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.service.budget import Budget, Limits, Window
+from bot.service.sender import heads
+from bot.storage import OutboxKind, Owed, Priority, SqliteStorage
+
+
+@pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
+    store = await SqliteStorage.open(str(tmp_path / "kozel.sqlite3"))
+    yield store
+    await store.close()
+
+
+def hand_mark(priority: Priority, *, renew: bool = False, at: float = 0.0) -> Owed:
+    return Owed(OutboxKind.HAND, 101, priority, 7, 1, renew=renew, not_before=at)
+
+
+def post(text: str, chat: int = -100) -> Owed:
+    return Owed(OutboxKind.POST, chat, Priority.GROUP, 7, text=text)
+
+
+async def test_marks_of_one_message_merge_and_posts_stay_apart(storage: SqliteStorage) -> None:
+    await storage.outbox.add([hand_mark(Priority.WAITING, at=50.0), post("deal 1")])
+    await storage.outbox.add([hand_mark(Priority.TURN, renew=True, at=10.0), post("deal 2")])
+    due = await storage.outbox.due(now=100.0)
+    hands = [i for i in due if i.kind is OutboxKind.HAND]
+    assert len(hands) == 1  # ten moves, one edit
+    assert hands[0].priority is Priority.TURN and hands[0].renew and hands[0].not_before == 10.0
+    assert [i.text for i in due if i.kind is OutboxKind.POST] == ["deal 1", "deal 2"]
+    assert await storage.outbox.due(now=5.0) == [i for i in due if i.not_before <= 5.0]
+
+
+async def test_a_mark_made_again_while_it_was_sent_stays_for_the_newer_state(
+    storage: SqliteStorage,
+) -> None:
+    await storage.outbox.add([hand_mark(Priority.TURN, renew=True)])
+    (sent,) = await storage.outbox.due(now=1.0)
+    await storage.outbox.add([hand_mark(Priority.WAITING)])  # a move while it was on its way
+    assert not await storage.outbox.done(sent)
+    (again,) = await storage.outbox.due(now=1.0)
+    assert not again.renew  # the new message was sent; the newer change is an edit
+    assert await storage.outbox.done(again)
+    assert await storage.outbox.pending() == 0
+
+
+async def test_finishing_a_row_writes_what_it_owes_in_the_same_transaction(
+    storage: SqliteStorage,
+) -> None:
+    await storage.outbox.add([hand_mark(Priority.TURN)])
+    (item,) = await storage.outbox.due(now=1.0)
+    old = Owed(OutboxKind.DELETE, 101, Priority.CLEANUP, message_id=55)
+    assert await storage.outbox.done(item, extra=[old])
+    (left,) = await storage.outbox.due(now=1.0)
+    assert left.kind is OutboxKind.DELETE and left.message_id == 55
+
+
+async def test_retries_wait_and_a_dropped_row_is_gone(storage: SqliteStorage) -> None:
+    await storage.outbox.add([post("result")])
+    (item,) = await storage.outbox.due(now=1.0)
+    await storage.outbox.retry(item, not_before=30.0)
+    assert await storage.outbox.due(now=20.0) == []
+    assert await storage.outbox.next_time(now=20.0) == 30.0
+    (again,) = await storage.outbox.due(now=31.0)
+    assert again.attempts == 1
+    await storage.outbox.drop(again)
+    assert await storage.outbox.next_time(now=20.0) is None
+
+
+async def test_a_chat_migration_takes_its_owed_messages_along(storage: SqliteStorage) -> None:
+    await storage.outbox.add([post("result", chat=-100)])
+    await storage.chats.migrate(-100, -1001)
+    (item,) = await storage.outbox.due(now=1.0)
+    assert item.chat_id == -1001
+
+
+def test_a_window_allows_its_count_then_waits_for_the_oldest_call() -> None:
+    window = Window(3, 10.0)
+    for now in (0.0, 1.0, 2.0):
+        assert window.ready_at(now) == now
+        window.spend(now)
+    assert window.ready_at(3.0) == 10.0
+    assert window.ready_at(3.0, reserve=1) == 11.0
+    assert window.ready_at(10.5) == 10.5
+
+
+def test_the_budget_keeps_groups_under_twenty_a_minute_and_obeys_retry_after() -> None:
+    now = [0.0]
+    budget = Budget(Limits.of(30, 20, 1), clock=lambda: now[0])
+    sent = 0
+    while budget.ready_at(-100) <= now[0] and sent < 100:
+        budget.spend(-100)
+        sent += 1
+        now[0] += 1.0
+    assert sent == 19  # a little under Telegram's 20
+    assert budget.ready_at(-100) == 60.0  # when the first call leaves the minute
+    assert budget.ready_at(-100, edit=True) == 63.0  # edits leave room for a deal's result
+    now[0] = 0.0
+    budget.block(555, 5.0)
+    assert budget.ready_at(555) == 5.0
+    assert budget.ready_at(556) == 0.0
+    now[0] = 100.0
+    budget.forget_idle()
+    assert budget.tracked() == 0
+
+
+def test_the_sender_takes_posts_of_a_chat_first_then_the_most_felt_rows() -> None:
+    rows = [
+        Owed(OutboxKind.HAND, 101, Priority.TURN, 7, 1, id=5),
+        Owed(OutboxKind.TABLE, -100, Priority.GROUP, 7, renew=True, id=3),
+        Owed(OutboxKind.POST, -100, Priority.GROUP, 7, text="result", id=4),
+        Owed(OutboxKind.HAND, 102, Priority.WAITING, 7, 2, id=1),
+    ]
+    ordered = sorted(rows, key=lambda r: (r.priority, r.id))
+    picked = heads(ordered)
+    assert [(r.chat_id, r.kind) for r in picked] == [
+        (101, OutboxKind.HAND),
+        (-100, OutboxKind.POST),  # the result before the table below it
+        (102, OutboxKind.HAND),
+    ]
+
+
+def test_a_chat_whose_result_waits_for_a_retry_gets_nothing_new_above_it() -> None:
+    rows = [
+        Owed(OutboxKind.TABLE, -100, Priority.GROUP, 7, renew=True, id=3),
+        Owed(OutboxKind.POST, -100, Priority.GROUP, 7, text="deal 2", id=5),
+        Owed(OutboxKind.TABLE, -200, Priority.GROUP, 8, id=6),
+    ]
+    assert [r.id for r in heads(rows, held={-100: 4})] == [6]  # post 4 waits: 5 and 3 wait
+    assert [r.id for r in heads(rows, held={-100: 9})] == [5, 6]  # an older post may go
+    edit = Owed(OutboxKind.TABLE, -100, Priority.GROUP, 7, id=3)
+    assert [r.id for r in heads([edit], held={-100: 4})] == [3]  # an edit in place may go

@@ -1,0 +1,202 @@
+"""Every message the bot owes comes from the database: crashes, 429 storms and network trouble
+delay the group's results but lose none, and a finished table leaves nothing in memory."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from fakebot.fixtures import BotProcessFactory
+from fakebot.process import BotProcess
+from fakebot.server import FakeTelegram
+
+from .driver import ENV_FAST, Table
+
+pytestmark = pytest.mark.e2e
+
+DEAL_OVER = re.compile(r"Deal (\d+) is over")
+MATCH_OVER = "The match is over!"
+# Computers that play at once: a whole match takes a few seconds.
+ENV = {**ENV_FAST, "KOZEL_AI_DELAY": "0.01"}
+
+
+def db_count(db: Path, sql: str) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute(sql).fetchone()[0])
+
+
+def deals_finished(db: Path) -> int:
+    return db_count(db, "SELECT count(*) FROM table_log WHERE kind = 'deal'")
+
+
+def is_over(db: Path) -> bool:
+    return db_count(db, "SELECT count(*) FROM table_log WHERE kind = 'match'") == 1
+
+
+def results_posted(fake: FakeTelegram, table: Table) -> list[int]:
+    """Numbers of the deal results the group received, in order."""
+    found = []
+    for message in fake.messages(table.group):
+        match = DEAL_OVER.search(message.text or "")
+        if match:
+            found.append(int(match.group(1)))
+    return found
+
+
+async def computer_match(fake: FakeTelegram, bot: BotProcess) -> Table:
+    """A street table of four quick computers, opened by someone who does not sit."""
+    host = fake.add_user("Host")
+    group = fake.add_group("Kozel club", [host], admins=[host])
+    table = Table(fake, group)
+    await table.open(host, "street")
+    for _ in range(4):
+        await table.add_computer(host, "basic")
+    await table.start(host)
+    return table
+
+
+async def wait_until(what: str, check: Callable[[], bool], timeout: float = 60.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not check():
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_deal_result_owed_when_the_bot_is_killed_arrives_after_the_restart(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    bot = bot_process(env=ENV)
+    await bot.start()
+    table = await computer_match(fake_telegram, bot)
+    # From now on no message reaches the group: Telegram is having a bad minute.
+    broken = [True]
+    fake_telegram.inject_error(
+        "sendMessage",
+        502,
+        "Bad Gateway",
+        times=10_000,
+        when=lambda p: broken[0] and int(p["chat_id"]) < 0,
+    )
+    await wait_until("the end of deal 1", lambda: deals_finished(bot.db_path) >= 1)
+    bot.kill()
+    assert db_count(bot.db_path, "SELECT count(*) FROM outbox WHERE kind = 'post'") >= 1
+    assert results_posted(fake_telegram, table) == []
+
+    broken[0] = False
+    mark = fake_telegram.mark()
+    await bot.start()
+    await fake_telegram.wait_for_message(
+        table.group, lambda m: "Deal 1 is over" in (m.text or ""), since=mark, timeout=30
+    )
+    await wait_until("the match to end", lambda: is_over(bot.db_path), timeout=120)
+    await wait_until(
+        "every result",
+        lambda: MATCH_OVER in "".join(m.text or "" for m in fake_telegram.messages(table.group)),
+    )
+    assert results_posted(fake_telegram, table) == list(range(1, deals_finished(bot.db_path) + 1))
+
+
+async def test_killed_at_random_moments_every_result_still_reaches_the_group(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    rng = random.Random(7)
+    bot = bot_process(env=ENV)
+    await bot.start()
+    table = await computer_match(fake_telegram, bot)
+    for _ in range(4):
+        await asyncio.sleep(rng.uniform(0.3, 2.0))
+        if is_over(bot.db_path):
+            break
+        bot.kill()
+        await bot.start()
+    await wait_until("the match to end", lambda: is_over(bot.db_path), timeout=180)
+    await wait_until(
+        "the match result",
+        lambda: MATCH_OVER in "".join(m.text or "" for m in fake_telegram.messages(table.group)),
+    )
+    deals = deals_finished(bot.db_path)
+    posted = results_posted(fake_telegram, table)
+    assert sorted(set(posted)) == list(range(1, deals + 1)), posted  # a repeat may be, no loss
+    await wait_until(
+        "the outbox to empty", lambda: db_count(bot.db_path, "SELECT count(*) FROM outbox") == 0
+    )
+
+
+async def test_a_429_storm_and_network_errors_delay_messages_but_lose_none(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    bot = bot_process(env=ENV)
+    await bot.start()
+    table = await computer_match(fake_telegram, bot)
+    group = table.group.id
+    for method in ("sendMessage", "editMessageText", "deleteMessage"):
+        fake_telegram.inject_error(method, 429, retry_after=1, times=15)
+        fake_telegram.inject_error(method, 500, times=4, when=lambda p: int(p["chat_id"]) == group)
+    await wait_until("the match to end", lambda: is_over(bot.db_path), timeout=180)
+    await wait_until(
+        "the match result",
+        lambda: MATCH_OVER in "".join(m.text or "" for m in fake_telegram.messages(table.group)),
+        timeout=60,
+    )
+    deals = deals_finished(bot.db_path)
+    assert results_posted(fake_telegram, table) == list(range(1, deals + 1))
+    # After every deal the old table message went and the next one stands below the result:
+    # what is left is one table message, the last one, showing the last deal as it ended.
+
+    def current() -> int:
+        with sqlite3.connect(bot.db_path) as conn:
+            return int(conn.execute("SELECT table_message_id FROM game_tables").fetchone()[0])
+
+    def tables_shown() -> list[int]:
+        return [m.message_id for m in fake_telegram.messages(table.group) if is_table(m.text)]
+
+    await wait_until(
+        "everything owed to be sent",
+        lambda: db_count(bot.db_path, "SELECT count(*) FROM outbox") == 0,
+    )
+    assert tables_shown() == [current()]
+    last = fake_telegram.messages(table.group)[-1]
+    assert last.message_id == current() and f"deal {deals}" in (last.text or "")
+    assert not_waited_out(fake_telegram) == []
+
+
+def not_waited_out(fake: FakeTelegram) -> list[str]:
+    """Calls to a chat made before the retry_after of a 429 to that chat had passed."""
+    blocked: dict[int, float] = {}
+    early = []
+    for call in fake.calls:
+        chat = call.params.get("chat_id")
+        if chat is None:
+            continue
+        chat = int(chat)
+        if call.time + 0.05 < blocked.get(chat, 0.0):  # the answer's own time: a little slack
+            early.append(f"#{call.seq} {call.method} to {chat}")
+        if call.status == 429:
+            retry = call.response.get("parameters", {}).get("retry_after", 0)
+            blocked[chat] = call.time + float(retry)
+    return early
+
+
+def is_table(text: str | None) -> bool:
+    text = text or ""
+    return bool(re.search(r"· deal \d+", text)) and not DEAL_OVER.search(text)
+
+
+async def test_a_finished_table_leaves_nothing_in_memory(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    bot = bot_process(env=ENV)
+    await bot.start()
+    await computer_match(fake_telegram, bot)
+    await wait_until("the match to end", lambda: is_over(bot.db_path), timeout=180)
+    await wait_until(
+        "the sender to finish",
+        lambda: "in memory: locks=0 matches=0" in bot.log_text(),
+        timeout=30,
+    )
