@@ -13,7 +13,7 @@ from typing import Any
 from kozel_rules.match import Match
 
 from ..storage import Storage, TableRecord
-from .budget import Budget
+from .budget import Budget, Budgeted
 from .ports import Messenger, Scheduler
 
 MATCHES_KEPT = 256  # loaded matches kept in memory (a cache: any one can be loaded again)
@@ -44,10 +44,10 @@ class Core:
         budget: Budget | None = None,
     ) -> None:
         self.storage = storage
-        self.messenger = messenger
         self.scheduler = scheduler
         self.settings = settings
         self.budget = budget or Budget()
+        self.messenger: Messenger = Budgeted(messenger, self.budget)
         self.outbox_ready = asyncio.Event()  # set by every change that owes Telegram something
         # A lock lives while someone holds or waits for it; then it is forgotten.
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()

@@ -170,7 +170,7 @@ async def _show(
             core.remember_shown(chat_id, message_id, look)
             return None
         except MessageGone:
-            core.budget.spend(chat_id)  # a second call for the same row
+            pass  # gone: a new one below
     sent = await core.messenger.send(chat_id, screen, notify=notify)
     core.remember_shown(chat_id, sent, look)
     return sent

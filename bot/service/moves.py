@@ -14,7 +14,6 @@ from kozel_rules.action import Action
 from kozel_rules.card import Card
 from kozel_rules.errors import IllegalActionError
 from kozel_rules.match import Match
-from kozel_rules.variant import get_variant
 
 from ..callback import CallbackDataError, decode_action, decode_card
 from ..i18n import Translator
@@ -110,11 +109,11 @@ async def toggle(core: Core, s: Seat) -> Reply:
         return Reply(
             t._("{card} does not go with the cards you chose.", card=str(card)), alert=True
         )
-    if get_variant(s.table.variant).max_lead == 1 and chosen:
-        # One card per play: a tap plays it (there is exactly one action per card).
-        matching = [a for a in legal if set(a.cards) == chosen]
-        if len(matching) == 1:
-            return await _play(core, s, matching[0])
+    # Where the cards chosen can be played in one way only, the tap plays them (a card that
+    # can only be led alone, a card that cannot beat; every card in ziege): no confirm needed.
+    containing = [a for a in legal if chosen and chosen <= set(a.cards)]
+    if len(containing) == 1 and set(containing[0].cards) == chosen:
+        return await _play(core, s, containing[0])
     record.selection = [str(c) for c in sorted(chosen)]
     await _save_selection(core, s)
     return Reply()

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 MAX_IN_FLIGHT = 16  # deliveries at once (each to another chat)
 MAX_ATTEMPTS = 8  # failed tries before an unexpected error gives the row up
 IDLE_WAIT = 30.0  # seconds to sleep when nothing is owed (a commit wakes it anyway)
+AGING = 3.0  # seconds of waiting that count as one step of priority: nothing starves
 
 
 def backoff(attempts: int) -> float:
@@ -62,7 +63,7 @@ class Sender:
         # No await from here to the end of the loop: the filter stays true while we start.
         due = [item for item in due if item.id not in self._finished]
         wait = IDLE_WAIT
-        for item in heads(due, held):
+        for item in heads(due, held, now=now_wall):
             if len(self._in_flight) >= MAX_IN_FLIGHT:
                 break
             if item.chat_id in self._in_flight:
@@ -73,7 +74,7 @@ class Sender:
             if delay > 0:
                 wait = min(wait, delay)
                 continue
-            self.core.budget.spend(item.chat_id)
+            # The call books the budget itself, when it goes (see budget.Budgeted).
             task = asyncio.create_task(self._deliver(item), name=f"deliver {item.kind}")
             self._in_flight[item.chat_id] = task
         later = await self.core.storage.outbox.next_time(now_wall)
@@ -82,8 +83,8 @@ class Sender:
         self.core.budget.forget_idle()
         idle = not due and later is None and not self._in_flight
         if idle and not self._idle:
-            held = " ".join(f"{k}={v}" for k, v in self.core.in_memory().items())
-            log.debug("outbox empty; in memory: %s", held)
+            counts = " ".join(f"{k}={v}" for k, v in self.core.in_memory().items())
+            log.debug("outbox empty; in memory: %s", counts)
         self._idle = idle
         return max(wait, 0.0)
 
@@ -130,7 +131,9 @@ class Sender:
             task.cancel()
 
 
-def heads(due: Iterable[Owed], held: Mapping[int, int] | None = None) -> list[Owed]:
+def heads(
+    due: Iterable[Owed], held: Mapping[int, int] | None = None, *, now: float = 0.0
+) -> list[Owed]:
     """The next row of each chat: its oldest post, else its most felt mark; by priority.
 
     In a chat whose post waits for a retry (``held``: chat -> that post's id) only older posts,
@@ -149,4 +152,11 @@ def heads(due: Iterable[Owed], held: Mapping[int, int] | None = None) -> list[Ow
             and (current.kind is not OutboxKind.POST or item.id < current.id)
         ):
             best[item.chat_id] = item
-    return sorted(best.values(), key=lambda i: (i.priority, i.id))
+
+    # The most felt first, but a row that has waited long moves up: the group's table and the
+    # lobby still go when the players' turns take the whole budget.
+    def rank(item: Owed) -> tuple[float, int]:
+        waited = max(0.0, now - item.created_at) if now else 0.0
+        return (item.priority - waited / AGING, item.id)
+
+    return sorted(best.values(), key=rank)

@@ -56,11 +56,12 @@ class Owed:
     version: int = 0
     renew_version: int = 0  # the version that asked for ``renew`` (0: none)
     attempts: int = 0
+    created_at: float = 0.0  # when it was first owed (a mark: since when it waits)
 
 
 _COLUMNS = (
     "id, kind, chat_id, table_id, seat, priority, renew, text, message_id, notify, "
-    "not_before, attempts, version"
+    "not_before, attempts, version, created_at"
 )
 
 _INSERT = """
@@ -116,6 +117,7 @@ def _item(row: Row) -> Owed:
         version=int(row["version"]),
         renew_version=renew,
         attempts=int(row["attempts"]),
+        created_at=float(row["created_at"]),
     )
 
 
