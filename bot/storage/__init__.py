@@ -14,7 +14,7 @@ from bot.storage.errors import (
     StorageError,
     TableNotFoundError,
 )
-from bot.storage.outbox import MARKS, OutboxKind, Owed, Priority
+from bot.storage.outbox import OutboxKind, Owed, Priority
 from bot.storage.records import (
     ACTIVE_STATUSES,
     ALL_VARIANTS,
@@ -55,7 +55,6 @@ async def open_storage(path: str) -> Storage:
 __all__ = [
     "ACTIVE_STATUSES",
     "ALL_VARIANTS",
-    "MARKS",
     "TABLE_STATUSES",
     "ActiveTableExistsError",
     "Actor",

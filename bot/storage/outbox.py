@@ -25,9 +25,6 @@ class OutboxKind(StrEnum):
     DELETE = "delete"  # a message to delete
 
 
-MARKS = frozenset({OutboxKind.TABLE, OutboxKind.HAND, OutboxKind.LOBBY})
-
-
 class Priority(IntEnum):
     """Who feels a late message most: lower goes first when the budget is tight."""
 
@@ -54,7 +51,6 @@ class Owed:
     not_before: float = 0.0  # epoch seconds; later marks may bring it closer
     id: int = 0  # set by the store
     version: int = 0
-    renew_version: int = 0  # the version that asked for ``renew`` (0: none)
     attempts: int = 0
     created_at: float = 0.0  # when it was first owed (a mark: since when it waits)
 
@@ -101,21 +97,19 @@ async def owe(conn: Connection, items: Iterable[Owed], now: float) -> None:
 
 
 def _item(row: Row) -> Owed:
-    renew = int(row["renew"])
     return Owed(
         kind=OutboxKind(row["kind"]),
         chat_id=int(row["chat_id"]),
         priority=Priority(int(row["priority"])),
         table_id=opt_int(row["table_id"]),
         seat=int(row["seat"]),
-        renew=renew > 0,
+        renew=int(row["renew"]) > 0,  # the version that asked for it; 0: none
         text=opt_str(row["text"]),
         notify=bool(row["notify"]),
         message_id=opt_int(row["message_id"]),
         not_before=float(row["not_before"]),
         id=int(row["id"]),
         version=int(row["version"]),
-        renew_version=renew,
         attempts=int(row["attempts"]),
         created_at=float(row["created_at"]),
     )
