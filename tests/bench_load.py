@@ -31,7 +31,8 @@ measures for ``--seconds``, stops the people, stops the bot (SIGTERM) and prints
   answered;
 - 429 answers, by limit, and how many the bot did not wait out;
 - deals and matches finished (``table_log`` rows ``deal``/``match``) vs the result posts that
-  reached the groups (whole run, counted after the bot stopped).
+  reached the groups (whole run, counted after the bot stopped; before it stops the bot, the
+  benchmark waits up to 30 s for result posts still in the outbox).
 
 It also prints how often the bot's own limiter slept (PTB's AIORateLimiter logs "Retrying
 after N seconds" and holds every request meanwhile) and the stretches longer than 1 s in
@@ -59,6 +60,7 @@ import json
 import os
 import random
 import resource
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -198,6 +200,10 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
+        # Results owed in the last seconds are still on their way: let them go before the stop.
+        settle_until = time.time() + 30
+        while (owed := posts_owed(bot.db_path)) and time.time() < settle_until:
+            await asyncio.sleep(0.5)
         code = await bot.stop(timeout=20)
         bot_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
 
@@ -218,7 +224,7 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
                 f"harness {cpu(cpu_after) - cpu(cpu_before):.0f} s in the window; "
                 f"bot {cpu(bot_cpu):.0f} s in all",
             ),
-            ("bot exit", f"{code} (SIGTERM)"),
+            ("bot exit", f"{code} (SIGTERM); result posts still owed then: {owed}"),
         ]
         print(render(figures, header))
         if args.json is not None:
@@ -233,6 +239,15 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
         if tracebacks:
             print(f"  the bot logged {tracebacks} tracebacks (see {bot.log_path})")
         return 0 if code == 0 and not fake.internal_errors else 1
+
+
+def posts_owed(db_path: Path) -> int:
+    """Result posts in the bot's outbox (0 for a bot without one)."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)) as db:
+            return int(db.execute("SELECT count(*) FROM outbox WHERE kind = 'post'").fetchone()[0])
+    except sqlite3.Error:
+        return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,9 @@ Clock = Callable[[], float]
 @dataclass(frozen=True)
 class Limits:
     overall: tuple[int, float] = (26, 1.0)  # calls, seconds: Telegram allows about 30/s
+    # ... and no more than a quarter of that in any quarter second: calls booked in a burst
+    # reach Telegram bunched with the next second's (answers take varying time).
+    pace: tuple[int, float] = (7, 0.25)
     group: tuple[int, float] = (19, 60.0)  # about 20 per minute per group
     private: tuple[int, float] = (3, 3.0)  # about one per second, with a short burst
     group_reserve: int = 3  # calls per group window kept back from edits, for posts and answers
@@ -33,9 +36,11 @@ class Limits:
         chat), kept a little under them."""
         calls = int(overall)
         group = max(1, int(group_per_minute) - 1)
+        overall = max(1, calls - 4 if calls > 10 else calls)
         return Limits(
             # Calls booked in one second may reach Telegram a little bunched: keep a margin.
-            overall=(max(1, calls - 4 if calls > 10 else calls), 1.0),
+            overall=(overall, 1.0),
+            pace=(max(1, -(-overall // 4)), 0.25),
             group=(group, 60.0),
             private=(max(1, int(3 * private)), 3.0),
             group_reserve=min(3, group // 4),
@@ -61,6 +66,10 @@ class Window:
         self._forget(now)
         self.times.append(now)
 
+    def room(self, now: float) -> int:
+        self._forget(now)
+        return max(0, self.count - len(self.times))
+
     def has_room(self, now: float, spare: int) -> bool:
         self._forget(now)
         return len(self.times) + spare <= self.count
@@ -79,24 +88,36 @@ class Budget:
         self.limits = limits or Limits()
         self.clock = clock
         self._overall = Window(*self.limits.overall)
+        self._pace = Window(*self.limits.pace)
         self._chats: dict[int, Window] = {}
         self._blocked: dict[int | None, float] = {}  # chat (None: every chat) -> until
 
+    def overall_ready_at(self) -> float:
+        """When the whole bot may make one more call."""
+        now = self.clock()
+        return max(
+            self._overall.ready_at(now), self._pace.ready_at(now), self._blocked.get(None, now)
+        )
+
     def ready_at(self, chat_id: int, *, edit: bool = False) -> float:
         """When a call to ``chat_id`` may go (``edit``: a group edit that may wait for posts)."""
+        at = max(self.overall_ready_at(), self._blocked.get(chat_id, self.clock()))
         now = self.clock()
-        at = max(
-            self._overall.ready_at(now),
-            self._blocked.get(None, now),
-            self._blocked.get(chat_id, now),
-        )
         reserve = self.limits.group_reserve if edit and chat_id < 0 else 0
         return max(at, self._window(chat_id).ready_at(now, reserve))
 
     def spend(self, chat_id: int) -> None:
         now = self.clock()
         self._overall.spend(now)
+        self._pace.spend(now)
         self._window(chat_id).spend(now)
+
+    def room(self) -> int:
+        """Calls the whole bot may start now (the sender starts no more in one go)."""
+        now = self.clock()
+        if self._blocked.get(None, now) > now:
+            return 0
+        return min(self._overall.room(now), self._pace.room(now))
 
     def block(self, chat_id: int | None, seconds: float) -> None:
         """Telegram said "retry after": nothing more to that chat until then. The answer does

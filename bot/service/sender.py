@@ -63,8 +63,14 @@ class Sender:
         # No await from here to the end of the loop: the filter stays true while we start.
         due = [item for item in due if item.id not in self._finished]
         wait = IDLE_WAIT
+        # Started calls book the budget only when they go: start no more than it holds now,
+        # so the most felt rows get it rather than whichever call wakes first.
+        room = self.core.budget.room()
         for item in heads(due, held, now=now_wall):
             if len(self._in_flight) >= MAX_IN_FLIGHT:
+                break
+            if room <= 0:
+                wait = min(wait, self.core.budget.overall_ready_at() - self.core.budget.clock())
                 break
             if item.chat_id in self._in_flight:
                 continue
@@ -77,6 +83,7 @@ class Sender:
             # The call books the budget itself, when it goes (see budget.Budgeted).
             task = asyncio.create_task(self._deliver(item), name=f"deliver {item.kind}")
             self._in_flight[item.chat_id] = task
+            room -= 1
         later = await self.core.storage.outbox.next_time(now_wall)
         if later is not None:
             wait = min(wait, later - now_wall)

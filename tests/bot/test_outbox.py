@@ -7,9 +7,10 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from service_fakes import FakeMessenger, FakeScheduler, make_core
 
 from bot.service.budget import Budget, Limits, Window
-from bot.service.sender import heads
+from bot.service.sender import Sender, heads
 from bot.storage import OutboxKind, Owed, Priority, SqliteStorage
 
 
@@ -138,3 +139,33 @@ def test_a_chat_whose_result_waits_for_a_retry_gets_nothing_new_above_it() -> No
     assert [r.id for r in heads(rows, held={-100: 9})] == [5, 6]  # an older post may go
     edit = Owed(OutboxKind.TABLE, -100, Priority.GROUP, 7, id=3)
     assert [r.id for r in heads([edit], held={-100: 4})] == [3]  # an edit in place may go
+
+
+def test_the_budget_paces_a_burst_over_the_second() -> None:
+    now = [0.0]
+    budget = Budget(Limits.of(30, 20, 1), clock=lambda: now[0])
+    assert budget.room() == 7  # a quarter of the 26 a second the bot allows itself
+    for chat in range(101, 108):
+        assert budget.ready_at(chat) == 0.0
+        budget.spend(chat)
+    assert budget.room() == 0
+    assert budget.ready_at(200) == 0.25  # the eighth call waits for the next quarter second
+    now[0] = 0.25
+    assert budget.room() == 7
+
+
+async def test_the_sender_starts_no_more_calls_than_the_budget_holds_the_most_felt_first(
+    tmp_path: Path,
+) -> None:
+    store = await SqliteStorage.open(str(tmp_path / "kozel.sqlite3"))
+    core = make_core(store, FakeMessenger(), FakeScheduler())
+    core.budget = Budget(Limits(overall=(2, 1.0), pace=(2, 1.0)))
+    felt = [Priority.WAITING, Priority.TURN, Priority.CLEANUP, Priority.PRESSER]
+    await store.outbox.add([Owed(OutboxKind.HAND, 101 + i, p, 7, i) for i, p in enumerate(felt)])
+    sender = Sender(core)
+    await sender.step()
+    started = sorted(sender._in_flight)
+    for task in sender._in_flight.values():
+        task.cancel()
+    await store.close()
+    assert started == [102, 104]  # the turn and the presser's hand; the others wait
