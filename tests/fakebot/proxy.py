@@ -1,0 +1,78 @@
+"""A round-robin reverse proxy for tests: one address in front of several bot workers.
+
+It forwards each request (method, path, query, body and headers) to the next worker in turn,
+the way a load balancer spreads Telegram's webhook posts. A worker that refuses the connection
+(it is down) is skipped for that request, as nginx's ``proxy_next_upstream error`` does; when
+none answers, the proxy answers 502 and Telegram (here: the fake) retries later.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Sequence
+
+import aiohttp
+from aiohttp import web
+
+_HOP_BY_HOP = {"host", "content-length", "connection", "transfer-encoding", "keep-alive"}
+
+
+class RoundRobinProxy:
+    def __init__(self, targets: Sequence[str], *, host: str = "127.0.0.1") -> None:
+        self.targets = list(targets)  # base URLs such as http://127.0.0.1:8081
+        self.host = host
+        self.port = 0
+        self.forwarded: Counter[str] = Counter()  # target -> requests it answered
+        self._turn = itertools.count()
+        self._runner: web.AppRunner | None = None
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    async def start(self) -> None:
+        app = web.Application(client_max_size=16 * 1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", self._forward)
+        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30))
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+        if self._session is not None:
+            await self._session.close()
+
+    async def __aenter__(self) -> RoundRobinProxy:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    async def _forward(self, request: web.Request) -> web.StreamResponse:
+        assert self._session is not None
+        body = await request.read()
+        headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
+        first = next(self._turn)
+        for offset in range(len(self.targets)):
+            target = self.targets[(first + offset) % len(self.targets)]
+            try:
+                async with self._session.request(
+                    request.method, target + request.path_qs, data=body, headers=headers
+                ) as answer:
+                    payload = await answer.read()
+                    self.forwarded[target] += 1
+                    return web.Response(
+                        status=answer.status,
+                        body=payload,
+                        content_type=answer.content_type,
+                    )
+            except aiohttp.ClientConnectorError:
+                continue  # that worker is down: the next one takes the request
+        return web.Response(status=502, text="no worker answered")
