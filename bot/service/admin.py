@@ -129,3 +129,10 @@ async def topic_gone(core: Core, table_id: int) -> None:
         return
     t = await chat_t(core, table.chat_id)
     await close_table(core, table_id, reason=t._("The table's topic was closed or deleted."))
+
+
+async def topic_closed(core: Core, chat_id: int, thread_id: int) -> None:
+    """An admin closed a forum topic: its table ends now rather than at its next message."""
+    table = await core.storage.tables.active_for_chat(chat_id, thread_id)
+    if table is not None:
+        await topic_gone(core, table.id)

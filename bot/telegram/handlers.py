@@ -211,6 +211,12 @@ async def on_migrate(update: Update, context: Context) -> None:
         await admin.chat_migrated(core_of(context), message.chat.id, message.migrate_to_chat_id)
 
 
+async def on_topic_closed(update: Update, context: Context) -> None:
+    chat = chat_of(update)
+    if chat.thread_id is not None:
+        await admin.topic_closed(core_of(context), chat.chat_id, chat.thread_id)
+
+
 async def on_my_member(update: Update, context: Context) -> None:
     change = update.my_chat_member
     if change is None:

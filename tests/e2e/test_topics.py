@@ -171,6 +171,31 @@ async def test_a_table_whose_topic_is_deleted_ends_and_frees_its_players(
     fake.assert_no_unknown_calls()
 
 
+async def test_closing_a_topic_ends_its_table_at_once(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    fake = fake_telegram
+    bot = bot_process(env=ENV_FAST)
+    await bot.start()
+    anna, boris = users = [fake.add_user(n) for n in ("Anna", "Boris")]
+    forum = fake.add_group("Kozel forum", users, admins=[anna], forum=True)
+    closing, other = fake.create_topic(forum, "Closing"), fake.create_topic(forum, "Other")
+    table, kept = Table(fake, forum, topic=closing), Table(fake, forum, topic=other)
+    for user in users:
+        await table.start_private(user)
+    await table.open(anna, "moscow")
+    await table.join(boris)
+    await kept.open(anna, "street")  # Anna opened it; she sits at the first one
+
+    fake.close_topic(forum, closing, by=anna)
+
+    await fake.wait_for(lambda: "was cancelled" in table.lobby_text(), what="the lobby closed")
+    assert table.here(table.lobby())
+    assert kept.lobby().find_buttons(contains="Join"), "the other topic's table stays"
+    await kept.join(boris)  # free again
+    fake.assert_no_unknown_calls()
+
+
 async def test_a_reply_outside_a_forum_is_no_topic(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
