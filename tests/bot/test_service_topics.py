@@ -147,3 +147,17 @@ async def _no() -> bool:
 
 def _data(message: Message) -> str:
     return " ".join(b.data or "" for row in message.screen.buttons for b in row)
+
+
+async def test_the_bot_removed_from_a_forum_closes_the_table_of_every_topic(
+    core: Core, messenger: FakeMessenger
+) -> None:
+    for person in PEOPLE[:3]:
+        await lobby.start_private(core, person, "")
+    for chat, person in ((TOPIC_A, PEOPLE[0]), (TOPIC_B, PEOPLE[1]), (GROUP, PEOPLE[2])):
+        await lobby.new_game(core, chat, person, None)
+    await settle(core)
+    await admin.bot_removed(core, GROUP.chat_id)
+    assert await core.storage.tables.active_in_chat(GROUP.chat_id) == []
+    for person in PEOPLE:
+        assert await core.storage.tables.active_for_user(person.user_id) is None
