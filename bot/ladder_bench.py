@@ -48,7 +48,9 @@ class Player:
 class _Quiet:
     """Messenger and scheduler stand-ins: the ladder commands only answer."""
 
-    async def send(self, chat_id: int, screen: Screen, *, notify: bool = True) -> int:
+    async def send(
+        self, chat_id: int, screen: Screen, *, notify: bool = True, thread_id: int | None = None
+    ) -> int:
         return 0
 
     async def edit(self, chat_id: int, message_id: int, screen: Screen) -> None:

@@ -24,6 +24,7 @@ from telegram import (
     ChatMemberOwner,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    Message,
     MessageEntity,
     ReplyParameters,
     Update,
@@ -287,6 +288,92 @@ async def test_membership_and_privacy(fake_telegram: FakeTelegram, bot: Bot) -> 
     assert (await bot.get_chat_member(group.id, bob.id)).status == "left"
     fake_telegram.privacy_mode = False
     assert (await ann.send(group, "just chatting")).delivered
+
+
+# ------------------------------------------------------------------ forum topics
+
+
+async def test_forum_topics_carry_their_thread(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    ann, bob = fake_telegram.add_user("Ann"), fake_telegram.add_user("Bob")
+    forum = fake_telegram.add_group("Forum", [ann, bob], admins=[ann], forum=True)
+    assert (await bot.get_chat(forum.id)).is_forum
+    cards = fake_telegram.create_topic(forum, "Cards", by=ann)
+    await bob.send(forum, "/newgame", topic=cards)
+    await bob.send(forum, "/newgame")  # in General
+    updates = [u.message for u in await bot.get_updates(timeout=0) if u.message]
+    created, in_topic, in_general = updates
+    assert created.forum_topic_created is not None and created.forum_topic_created.name == "Cards"
+    assert created.message_thread_id == cards.thread_id == created.message_id
+    assert in_topic.is_topic_message and in_topic.message_thread_id == cards.thread_id
+    # Telegram's way: a topic's messages "reply" to the message that created it.
+    assert in_topic.reply_to_message is not None
+    assert in_topic.reply_to_message.forum_topic_created is not None
+    assert not in_general.is_topic_message and in_general.message_thread_id is None
+
+    sent = await bot.send_message(forum.id, "lobby", message_thread_id=cards.thread_id)
+    assert sent.is_topic_message and sent.message_thread_id == cards.thread_id
+    edited = await bot.edit_message_text("lobby, edited", forum.id, sent.message_id)
+    assert isinstance(edited, Message) and edited.message_thread_id == cards.thread_id
+    stored = fake_telegram.message(forum, sent.message_id)
+    assert stored.thread_id == cards.thread_id and stored.is_topic_message
+    answer = await in_topic.reply_text("a reply")  # PTB keeps the topic
+    assert answer.message_thread_id == cards.thread_id
+    general = await bot.send_message(forum.id, "in General")
+    assert general.message_thread_id is None
+    with pytest.raises(BadRequest, match=r"(?i)message thread not found"):
+        await bot.send_message(forum.id, "nowhere", message_thread_id=9999)
+
+    fake_telegram.close_topic(forum, cards, by=ann)
+    with pytest.raises(BadRequest, match=r"(?i)TOPIC_CLOSED"):
+        await bot.send_message(forum.id, "closed", message_thread_id=cards.thread_id)
+    with pytest.raises(AssertionError, match="closed"):
+        await bob.send(forum, "hello?", topic=cards)
+    await ann.send(forum, "admins still write", topic=cards)
+    fake_telegram.reopen_topic(forum, cards, by=ann)
+    await bot.send_message(forum.id, "open again", message_thread_id=cards.thread_id)
+
+    fake_telegram.delete_topic(forum, cards)
+    assert all(m.thread_id != cards.thread_id for m in fake_telegram.messages(forum))
+    assert [m.text for m in fake_telegram.messages(forum, from_bot=True)] == ["in General"]
+    with pytest.raises(BadRequest, match=r"(?i)message thread not found"):
+        await bot.send_message(forum.id, "gone", message_thread_id=cards.thread_id)
+    with pytest.raises(BadRequest, match=r"(?i)message to edit not found"):
+        await bot.edit_message_text("gone", forum.id, sent.message_id)
+
+
+async def test_topics_by_the_bot_need_admin_rights(fake_telegram: FakeTelegram, bot: Bot) -> None:
+    ann = fake_telegram.add_user("Ann")
+    forum = fake_telegram.add_group("Forum", [ann], forum=True)
+    with pytest.raises(BadRequest, match=r"(?i)not enough rights"):
+        await bot.create_forum_topic(forum.id, "Mine")
+    forum.bot_status = "administrator"
+    topic = await bot.create_forum_topic(forum.id, "Mine")
+    assert forum.topics[topic.message_thread_id].name == "Mine"
+    assert await bot.close_forum_topic(forum.id, topic.message_thread_id)
+    with pytest.raises(BadRequest, match=r"(?i)TOPIC_NOT_MODIFIED"):
+        await bot.close_forum_topic(forum.id, topic.message_thread_id)
+    # An admin bot may still write in a closed topic.
+    await bot.send_message(forum.id, "admin", message_thread_id=topic.message_thread_id)
+    assert await bot.delete_forum_topic(forum.id, topic.message_thread_id)
+    plain = fake_telegram.add_group("Plain", [ann], supergroup=True, bot_status="administrator")
+    with pytest.raises(BadRequest, match=r"(?i)not a forum"):
+        await bot.create_forum_topic(plain.id, "No")
+    fake_telegram.assert_no_unknown_calls()
+
+
+async def test_replies_outside_forums_have_a_thread_but_no_topic(
+    fake_telegram: FakeTelegram, bot: Bot
+) -> None:
+    ann = fake_telegram.add_user("Ann")
+    group = fake_telegram.add_group("Super", [ann], supergroup=True)
+    question = await bot.send_message(group.id, "Who plays?")
+    await ann.send(group, "/newgame", reply_to=question.message_id)
+    (update,) = [u.message for u in await bot.get_updates(timeout=0) if u.message]
+    assert update.message_thread_id == question.message_id and not update.is_topic_message
+    answer = await update.reply_text("ok")  # PTB sends no thread id outside topics
+    assert not answer.is_topic_message
+    with pytest.raises(BadRequest, match=r"(?i)message thread not found"):
+        await bot.send_message(group.id, "x", message_thread_id=question.message_id)
 
 
 # ------------------------------------------------------------------ updates

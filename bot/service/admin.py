@@ -20,7 +20,7 @@ from .reply import IsAdmin, Reply
 async def cancel_command(core: Core, chat: ChatInfo, person: Person, is_admin: IsAdmin) -> Reply:
     await remember(core, person)
     t = await chat_t(core, chat.chat_id)
-    table = await core.storage.tables.active_for_chat(chat.chat_id)
+    table = await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id)
     if table is None:
         return Reply(t._("There is no open table in this chat."))
     if person.user_id != table.creator_id and not await is_admin():
@@ -58,7 +58,7 @@ async def kick(
     t = await chat_t(core, chat.chat_id)
     if target is None:
         return Reply(t._("Reply to a message of the player you want to remove with /kick."))
-    table = await core.storage.tables.active_for_chat(chat.chat_id)
+    table = await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id)
     if table is None:
         return Reply(t._("There is no open table in this chat."))
     if person.user_id != table.creator_id and not await is_admin():
@@ -106,14 +106,33 @@ async def kick(
 async def chat_migrated(core: Core, old_chat_id: int, new_chat_id: int) -> None:
     """A group became a supergroup: the table moves with it."""
     await core.storage.chats.migrate(old_chat_id, new_chat_id)
-    table = await core.storage.tables.active_for_chat(new_chat_id)
-    if table is not None and table.status == TableStatus.PLAYING:
-        await feed.owe(core, [feed.group_table(core, table)])
+    tables = await core.storage.tables.active_in_chat(new_chat_id)
+    owed = [feed.group_table(core, t) for t in tables if t.status == TableStatus.PLAYING]
+    if owed:
+        await feed.owe(core, owed)
 
 
 async def bot_removed(core: Core, chat_id: int) -> None:
-    table = await core.storage.tables.active_for_chat(chat_id)
-    if table is None:
+    tables = await core.storage.tables.active_in_chat(chat_id)
+    if not tables:
         return
     t = await chat_t(core, chat_id)
-    await close_table(core, table.id, reason=t._("The bot was removed from the chat."))
+    for table in tables:
+        await close_table(core, table.id, reason=t._("The bot was removed from the chat."))
+
+
+async def topic_gone(core: Core, table_id: int) -> None:
+    """The table's forum topic was deleted or closed: nobody sees the table any more, so it
+    ends like a table whose chat is gone (players are free, hands say it is closed)."""
+    table = await core.storage.tables.get(table_id)
+    if table is None or not table.is_active:
+        return
+    t = await chat_t(core, table.chat_id)
+    await close_table(core, table_id, reason=t._("The table's topic was closed or deleted."))
+
+
+async def topic_closed(core: Core, chat_id: int, thread_id: int) -> None:
+    """An admin closed a forum topic: its table ends now rather than at its next message."""
+    table = await core.storage.tables.active_for_chat(chat_id, thread_id)
+    if table is not None:
+        await topic_gone(core, table.id)

@@ -161,9 +161,11 @@ class Budgeted:
             await asyncio.sleep(wait)
         self._budget.spend(chat_id)
 
-    async def send(self, chat_id: int, screen: Screen, *, notify: bool = True) -> int:
+    async def send(
+        self, chat_id: int, screen: Screen, *, notify: bool = True, thread_id: int | None = None
+    ) -> int:
         await self._turn(chat_id)
-        return await self._messenger.send(chat_id, screen, notify=notify)
+        return await self._messenger.send(chat_id, screen, notify=notify, thread_id=thread_id)
 
     async def edit(self, chat_id: int, message_id: int, screen: Screen) -> None:
         await self._turn(chat_id)

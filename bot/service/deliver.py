@@ -19,9 +19,10 @@ from ..render.table import table_screen
 from ..screen import Screen
 from ..storage import Actor, LogEntry, LogKind, OutboxKind, Owed, TableRecord, TableStatus
 from . import feed, turns
+from .admin import topic_gone
 from .core import Core
 from .people import chat_t, chat_title, seat_infos, user_t
-from .ports import MessageGone, Unreachable
+from .ports import MessageGone, TopicGone, Unreachable
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +30,15 @@ log = logging.getLogger(__name__)
 async def deliver(core: Core, item: Owed) -> list[Owed]:
     if item.kind is OutboxKind.POST:
         assert item.text is not None
+        thread_id = await _thread_of(core, item)
         try:
-            await core.messenger.send(item.chat_id, Screen(item.text), notify=item.notify)
+            await core.messenger.send(
+                item.chat_id, Screen(item.text), notify=item.notify, thread_id=thread_id
+            )
+        except TopicGone:
+            assert item.table_id is not None  # only a table's posts go to a topic
+            log.info("the topic of table %s is gone: a post is dropped", item.table_id)
+            await topic_gone(core, item.table_id)
         except Unreachable:
             log.info("chat %s is unreachable: a post is dropped", item.chat_id)
         return []
@@ -46,6 +54,14 @@ async def deliver(core: Core, item: Owed) -> list[Owed]:
     return await _hand(core, item.table_id, item.seat, item)
 
 
+async def _thread_of(core: Core, item: Owed) -> int | None:
+    """The forum topic a table's post goes to (a post to a player's private chat has none)."""
+    if item.table_id is None:
+        return None
+    table = await core.storage.tables.get(item.table_id)
+    return table.thread_id if table is not None and table.chat_id == item.chat_id else None
+
+
 async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
     table = await core.storage.tables.get(table_id)
     if table is None or table.match_state is None:
@@ -59,7 +75,13 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
         cancelled=table.status == TableStatus.CANCELLED,
     )
     try:
-        sent = await _show(core, table.chat_id, table.table_message_id, screen, item.renew)
+        sent = await _show(
+            core, table.chat_id, table.table_message_id, screen, item.renew, table.thread_id
+        )
+    except TopicGone:
+        log.info("the topic of table %s is gone", table_id)
+        await topic_gone(core, table_id)
+        return []
     except Unreachable:
         log.info("group %s of table %s is unreachable", table.chat_id, table_id)
         return []
@@ -88,8 +110,18 @@ async def _lobby(core: Core, table_id: int, item: Owed) -> list[Owed]:
     try:
         # A new table is news: its lobby comes with a notification.
         sent = await _show(
-            core, table.chat_id, table.lobby_message_id, screen, item.renew, notify=True
+            core,
+            table.chat_id,
+            table.lobby_message_id,
+            screen,
+            item.renew,
+            table.thread_id,
+            notify=True,
         )
+    except TopicGone:
+        log.info("the topic of table %s is gone", table_id)
+        await topic_gone(core, table_id)
+        return []
     except Unreachable:
         log.info("lobby of table %s cannot be shown in %s", table_id, table.chat_id)
         return []
@@ -157,6 +189,7 @@ async def _show(
     message_id: int | None,
     screen: Screen,
     renew: bool,
+    thread_id: int | None = None,
     *,
     notify: bool = False,
 ) -> int | None:
@@ -171,7 +204,7 @@ async def _show(
             return None
         except MessageGone:
             pass  # gone: a new one below
-    sent = await core.messenger.send(chat_id, screen, notify=notify)
+    sent = await core.messenger.send(chat_id, screen, notify=notify, thread_id=thread_id)
     core.remember_shown(chat_id, sent, look)
     return sent
 

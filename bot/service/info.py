@@ -19,7 +19,7 @@ async def show_help(core: Core, chat: ChatInfo, person: Person) -> Reply:
 async def rules(core: Core, chat: ChatInfo, person: Person, variant: str | None) -> Reply:
     t = await translator_for(core, chat, person)
     if variant not in VARIANTS:
-        table = await core.storage.tables.active_for_chat(chat.chat_id)
+        table = await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id)
         variant = table.variant if table else core.settings.default_variant
     return Reply(screen=rules_screen(t, variant))
 
@@ -33,7 +33,7 @@ async def rules_press(core: Core, press: Press) -> Reply:
 
 async def score(core: Core, chat: ChatInfo, person: Person) -> Reply:
     t = await translator_for(core, chat, person)
-    table = await core.storage.tables.active_for_chat(chat.chat_id)
+    table = await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id)
     if table is None or table.match_state is None:
         return Reply(t._("No match is running in this chat. Start one with /newgame."))
     match = core.match_of(table)

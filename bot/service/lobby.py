@@ -46,7 +46,7 @@ async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | No
     if variant is not None and variant not in VARIANTS:
         return Reply(t._("Unknown variant. Choose one of: {list}", list=", ".join(VARIANTS)))
     async with core.chat_lock(chat.chat_id):
-        if await core.storage.tables.active_for_chat(chat.chat_id) is not None:
+        if await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id) is not None:
             return Reply(
                 t._("A table is already open in this chat (see above). Finish or /cancel it first.")
             )
@@ -57,6 +57,7 @@ async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | No
         table = TableRecord(
             id=0,
             chat_id=chat.chat_id,
+            thread_id=chat.thread_id,  # everything the table says in the group goes there
             status=TableStatus.LOBBY,
             variant=variant or record.settings.get("variant", core.settings.default_variant),
             creator_id=person.user_id,

@@ -14,13 +14,20 @@ class Unreachable(Exception):
     """The chat cannot be written to: the user blocked or never started the bot, or it left."""
 
 
+class TopicGone(Unreachable):
+    """The forum topic to write in was deleted or closed: the chat itself may still be there."""
+
+
 class MessageGone(Exception):
     """The message to edit no longer exists (deleted by the user, or too old)."""
 
 
 class Messenger(Protocol):
-    async def send(self, chat_id: int, screen: Screen, *, notify: bool = True) -> int:
-        """Send a message; returns its id. Raises Unreachable."""
+    async def send(
+        self, chat_id: int, screen: Screen, *, notify: bool = True, thread_id: int | None = None
+    ) -> int:
+        """Send a message (into the forum topic ``thread_id``, if given); returns its id.
+        Raises Unreachable (TopicGone when only the topic is)."""
 
     async def edit(self, chat_id: int, message_id: int, screen: Screen) -> None:
         """Edit in place; "not modified" is success. Raises MessageGone or Unreachable."""
@@ -70,6 +77,8 @@ class ChatInfo:
     chat_id: int
     title: str
     is_private: bool
+    thread_id: int | None = None
+    """The forum topic the update came from (None: no topic, or a forum's General topic)."""
 
 
 class RetryLater(Exception):

@@ -43,13 +43,13 @@ async def language_press(core: Core, press: Press) -> Reply:
 
 
 async def _rerender_chat(core: Core, chat_id: int) -> None:
-    table = await core.storage.tables.active_for_chat(chat_id)
-    if table is None:
-        return
-    if table.status == TableStatus.LOBBY:
-        await feed.owe(core, [feed.lobby(table)])
-    else:
-        await feed.owe(core, [feed.group_table(core, table)])
+    """The chat's language changed: every table of the chat (in any topic) shows it."""
+    owed = [
+        feed.lobby(table) if table.status == TableStatus.LOBBY else feed.group_table(core, table)
+        for table in await core.storage.tables.active_in_chat(chat_id)
+    ]
+    if owed:
+        await feed.owe(core, owed)
 
 
 async def settings(core: Core, chat: ChatInfo, person: Person) -> Reply:

@@ -123,6 +123,6 @@ class Database:
 
 def _constraint_error(exc: sqlite3.IntegrityError) -> StorageError:
     message = str(exc)
-    if "game_tables.chat_id" in message:
-        return ActiveTableExistsError("the chat already has an active table")
+    if "game_tables_one_active_per_topic" in message:
+        return ActiveTableExistsError("the chat (or its topic) already has an active table")
     return ConstraintError(message)

@@ -247,12 +247,24 @@ CREATE INDEX outbox_due ON outbox (not_before, priority, id);
 CREATE INDEX outbox_table ON outbox (table_id) WHERE table_id IS NOT NULL;
 """
 
+# Forum topics: a table lives in one topic of its chat (``thread_id``, the topic's message thread;
+# NULL: no topic, or a forum's General topic), and each topic may hold an active table of its
+# own. SQLite cannot change an index: the one-per-chat index goes and a per-topic one replaces it
+# (NULLs never collide in a unique index, hence ``ifnull``: thread ids are positive).
+SCHEMA_V4 = """
+ALTER TABLE game_tables ADD COLUMN thread_id INTEGER CHECK (thread_id IS NULL OR thread_id > 0);
+DROP INDEX game_tables_one_active_per_chat;
+CREATE UNIQUE INDEX game_tables_one_active_per_topic
+    ON game_tables (chat_id, ifnull(thread_id, 0)) WHERE status IN ('lobby', 'playing');
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "users, chats, tables with seats and log, matches for the ladder", SCHEMA_V1),
     Migration(2, "per-chat ladders: seasons, standings, rating history", SCHEMA_V2),
     Migration(
         3, "the outbox: what the bot owes Telegram; table notes; when a seat last acted", SCHEMA_V3
     ),
+    Migration(4, "forum topics: a table's topic, one active table per topic", SCHEMA_V4),
 )
 
 

@@ -26,7 +26,7 @@ class TableStatus(StrEnum):
 
 
 ACTIVE_STATUSES: tuple[TableStatus, ...] = (TableStatus.LOBBY, TableStatus.PLAYING)
-"""Table statuses that count as "active" (reloaded on start, one per chat)."""
+"""Table statuses that count as "active" (reloaded on start, one per chat or forum topic)."""
 
 TABLE_STATUSES: tuple[TableStatus, ...] = tuple(TableStatus)
 
@@ -131,6 +131,8 @@ class TableRecord:
     finished_at: float | None = None
     note: str | None = None
     """A line the table message shows ("Bob is back") until the next one."""
+    thread_id: int | None = None
+    """The forum topic the table lives in (its messages go there); None: no topic."""
 
     @property
     def is_active(self) -> bool:

@@ -62,7 +62,8 @@ class ChatRepo(Protocol):
     async def migrate(self, old_chat_id: int, new_chat_id: int) -> None:
         """Move the chat row, its tables and its match records to ``new_chat_id``, atomically.
 
-        Raises ``ActiveTableExistsError`` (and moves nothing) if both chats have an active table.
+        Raises ``ActiveTableExistsError`` (and moves nothing) if both chats have an active table
+        in the same topic (a basic group has no topics: its tables have none).
         The chat's ladder is rebuilt from its matches at the next ``ladder.update``.
         """
         ...
@@ -75,13 +76,22 @@ class TableRepo(Protocol):
         ``updated_at`` on the given record and returns it.
 
         Raises ``ActiveTableExistsError`` if the table is active and its chat already has an
-        active table.
+        active table in the same topic (``thread_id``; None, no topic, counts as one too).
         """
         ...
 
     async def get(self, table_id: int) -> TableRecord | None: ...
 
-    async def active_for_chat(self, chat_id: int) -> TableRecord | None: ...
+    async def active_for_chat(
+        self, chat_id: int, thread_id: int | None = None
+    ) -> TableRecord | None:
+        """The lobby/playing table of a chat's topic (``thread_id`` None: the chat's table
+        outside topics, or in a forum's General topic)."""
+        ...
+
+    async def active_in_chat(self, chat_id: int) -> list[TableRecord]:
+        """Every lobby/playing table of the chat, in all its topics, oldest first."""
+        ...
 
     async def active_for_user(self, user_id: int) -> TableRecord | None:
         """The lobby/playing table where the user holds a seat (the newest, should there be

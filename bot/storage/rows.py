@@ -148,7 +148,7 @@ def chat_values(chat: ChatRecord) -> tuple[Any, ...]:
 
 TABLE_COLUMNS = (
     "id, chat_id, status, variant, creator_id, seed, version, match_state, "
-    "table_message_id, lobby_message_id, created_at, updated_at, finished_at, note"
+    "table_message_id, lobby_message_id, created_at, updated_at, finished_at, note, thread_id"
 )
 TABLE_FIELDS = (
     "status",
@@ -181,6 +181,7 @@ def table_from_row(row: Row, seats: list[SeatRecord]) -> TableRecord:
         updated_at=float(row["updated_at"]),
         finished_at=opt_float(row["finished_at"]),
         note=opt_str(row["note"]),
+        thread_id=opt_int(row["thread_id"]),
     )
 
 

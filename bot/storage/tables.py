@@ -40,7 +40,8 @@ _ACTIVE_SQL = "(" + ", ".join(f"'{status}'" for status in ACTIVE_STATUSES) + ")"
 
 _INSERT_TABLE = (
     insert_sql(
-        "game_tables", "chat_id, version, created_at, updated_at, " + ", ".join(TABLE_FIELDS)
+        "game_tables",
+        "chat_id, thread_id, version, created_at, updated_at, " + ", ".join(TABLE_FIELDS),
     )
     + " RETURNING id"
 )
@@ -66,7 +67,9 @@ class SqliteTables:
         version = 1
         async with self._db.write() as conn:
             row = await fetchone(
-                conn, _INSERT_TABLE, (table.chat_id, version, now, now, *table_values(table))
+                conn,
+                _INSERT_TABLE,
+                (table.chat_id, table.thread_id, version, now, now, *table_values(table)),
             )
             assert row is not None
             table_id = int(row["id"])
@@ -83,10 +86,20 @@ class SqliteTables:
             tables = await _load(conn, "id = ?", (table_id,))
         return tables[0] if tables else None
 
-    async def active_for_chat(self, chat_id: int) -> TableRecord | None:
+    async def active_for_chat(
+        self, chat_id: int, thread_id: int | None = None
+    ) -> TableRecord | None:
         async with self._db.read() as conn:
-            tables = await _load(conn, f"chat_id = ? AND status IN {_ACTIVE_SQL}", (chat_id,))
+            tables = await _load(
+                conn,
+                f"chat_id = ? AND thread_id IS ? AND status IN {_ACTIVE_SQL}",
+                (chat_id, thread_id),
+            )
         return tables[-1] if tables else None
+
+    async def active_in_chat(self, chat_id: int) -> list[TableRecord]:
+        async with self._db.read() as conn:
+            return await _load(conn, f"chat_id = ? AND status IN {_ACTIVE_SQL}", (chat_id,))
 
     async def active_for_user(self, user_id: int) -> TableRecord | None:
         async with self._db.read() as conn:

@@ -72,6 +72,8 @@ def build(config: Config) -> Application:  # type: ignore[type-arg]
         app.add_handler(CommandHandler(name, callback))
     app.add_handler(CallbackQueryHandler(handlers.on_button))
     app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handlers.on_migrate))
+    closed = filters.StatusUpdate.FORUM_TOPIC_CLOSED
+    app.add_handler(MessageHandler(closed, handlers.on_topic_closed))
     app.add_handler(ChatMemberHandler(handlers.on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
     ladder_handlers.register(app)  # /top /stats /history /resetladder, reset buttons
     app.add_error_handler(handlers.on_error)

@@ -42,7 +42,10 @@ def chat_of(update: Update) -> ChatInfo:
     chat = update.effective_chat
     assert chat is not None
     title = chat.title or chat.first_name or ""
-    return ChatInfo(chat.id, title, chat.type == ChatType.PRIVATE)
+    message = update.effective_message
+    # Replies outside forums carry a message_thread_id too: only a topic's message is in one.
+    thread_id = message.message_thread_id if message and message.is_topic_message else None
+    return ChatInfo(chat.id, title, chat.type == ChatType.PRIVATE, thread_id)
 
 
 def admin_check(update: Update, context: Context) -> IsAdmin:
@@ -128,6 +131,8 @@ async def cancel_command(update: Update, context: Context) -> None:
 async def kick_command(update: Update, context: Context) -> None:
     message = update.effective_message
     replied = message.reply_to_message if message else None
+    if replied is not None and replied.forum_topic_created is not None:
+        replied = None  # in a topic, every message "replies" to the topic's first message
     target = None
     if replied is not None and replied.from_user is not None and not replied.from_user.is_bot:
         user = replied.from_user
@@ -204,6 +209,12 @@ async def on_migrate(update: Update, context: Context) -> None:
     message = update.effective_message
     if message is not None and message.migrate_to_chat_id is not None:
         await admin.chat_migrated(core_of(context), message.chat.id, message.migrate_to_chat_id)
+
+
+async def on_topic_closed(update: Update, context: Context) -> None:
+    chat = chat_of(update)
+    if chat.thread_id is not None:
+        await admin.topic_closed(core_of(context), chat.chat_id, chat.thread_id)
 
 
 async def on_my_member(update: Update, context: Context) -> None:

@@ -20,12 +20,14 @@ from telegram.error import (
 from telegram.ext import CallbackContext, ExtBot, Job, JobQueue
 
 from ..screen import Screen
-from ..service.ports import Due, MessageGone, RetryLater, Transient, Unreachable
+from ..service.ports import Due, MessageGone, RetryLater, TopicGone, Transient, Unreachable
 
 log = logging.getLogger(__name__)
 
 OnMigrate = Callable[[int, int], Awaitable[None]]
 _NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+# Telegram's 400s for a forum topic that was deleted or closed.
+_TOPIC_GONE = ("message thread not found", "topic_closed", "topic_deleted")
 
 
 def markup(screen: Screen) -> InlineKeyboardMarkup | None:
@@ -47,14 +49,16 @@ class TelegramMessenger:
         self._bot = bot
         self._on_migrate = on_migrate
 
-    async def send(self, chat_id: int, screen: Screen, *, notify: bool = True) -> int:
+    async def send(
+        self, chat_id: int, screen: Screen, *, notify: bool = True, thread_id: int | None = None
+    ) -> int:
         try:
-            return await self._send(chat_id, screen, notify)
+            return await self._send(chat_id, screen, notify, thread_id)
         except ChatMigrated as err:
             await self._on_migrate(chat_id, err.new_chat_id)
-            return await self._send(err.new_chat_id, screen, notify)
+            return await self._send(err.new_chat_id, screen, notify, thread_id)
 
-    async def _send(self, chat_id: int, screen: Screen, notify: bool) -> int:
+    async def _send(self, chat_id: int, screen: Screen, notify: bool, thread_id: int | None) -> int:
         async with _answers():
             message = await self._bot.send_message(
                 chat_id,
@@ -63,6 +67,7 @@ class TelegramMessenger:
                 reply_markup=markup(screen),
                 disable_notification=not notify,
                 link_preview_options=_NO_PREVIEW,
+                message_thread_id=thread_id,
             )
         return message.message_id
 
@@ -106,8 +111,11 @@ async def _answers() -> AsyncIterator[None]:
     except Forbidden as err:
         raise Unreachable(str(err)) from err
     except BadRequest as err:
-        if "chat not found" in err.message.lower():
+        text = err.message.lower()
+        if "chat not found" in text:
             raise Unreachable(str(err)) from err
+        if any(words in text for words in _TOPIC_GONE):
+            raise TopicGone(str(err)) from err
         raise
     except (TimedOut, NetworkError) as err:  # BadRequest is a NetworkError too: caught above
         raise Transient(str(err)) from err

@@ -14,7 +14,7 @@ from bot.service import lobby, timers
 from bot.service.budget import Budget, Limits
 from bot.service.core import Core, Settings
 from bot.service.feed import seating_key
-from bot.service.ports import ChatInfo, Due, MessageGone, Person, Unreachable
+from bot.service.ports import ChatInfo, Due, MessageGone, Person, TopicGone, Unreachable
 from bot.service.reply import Press, Reply
 from bot.service.sender import Sender
 from bot.storage import SqliteStorage, TableRecord
@@ -27,6 +27,7 @@ class Message:
     screen: Screen
     notify: bool
     edits: int = 0
+    thread_id: int | None = None
 
 
 @dataclass
@@ -36,13 +37,18 @@ class FakeMessenger:
     messages: dict[int, Message] = field(default_factory=dict)
     deleted: list[int] = field(default_factory=list)
     unreachable: set[int] = field(default_factory=set)
+    gone_topics: set[tuple[int, int]] = field(default_factory=set)  # (chat, thread)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
-    async def send(self, chat_id: int, screen: Screen, *, notify: bool = True) -> int:
+    async def send(
+        self, chat_id: int, screen: Screen, *, notify: bool = True, thread_id: int | None = None
+    ) -> int:
         if chat_id in self.unreachable:
             raise Unreachable(f"chat {chat_id} blocked the bot")
+        if thread_id is not None and (chat_id, thread_id) in self.gone_topics:
+            raise TopicGone("Bad Request: message thread not found")
         message_id = next(self._ids)
-        self.messages[message_id] = Message(chat_id, message_id, screen, notify)
+        self.messages[message_id] = Message(chat_id, message_id, screen, notify, 0, thread_id)
         return message_id
 
     async def edit(self, chat_id: int, message_id: int, screen: Screen) -> None:

@@ -26,7 +26,9 @@ OTHER = ChatInfo(-200, "Other club", is_private=False)
 class Quiet:
     """Messenger and scheduler that the ladder never needs."""
 
-    async def send(self, chat_id: int, screen: Screen, *, notify: bool = True) -> int:
+    async def send(
+        self, chat_id: int, screen: Screen, *, notify: bool = True, thread_id: int | None = None
+    ) -> int:
         raise AssertionError("the ladder answers, it does not send")
 
     async def edit(self, chat_id: int, message_id: int, screen: Screen) -> None:

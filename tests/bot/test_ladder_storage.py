@@ -446,7 +446,7 @@ async def test_a_version_1_database_with_matches_upgrades_in_place(db_path: str)
 
     store = await SqliteStorage.open(db_path, clock=Clock())
     try:
-        assert query(db_path, "PRAGMA user_version")[0][0] == latest_version() == 3
+        assert query(db_path, "PRAGMA user_version")[0][0] == latest_version()
         rows = query(db_path, "SELECT id, table_id, season, in_ladder FROM matches ORDER BY id")
         assert [tuple(r) for r in rows] == [(1, 1, 1, 0), (2, 2, 1, 0)]
         anna = await store.users.get(1)

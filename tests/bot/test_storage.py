@@ -504,6 +504,61 @@ async def test_a_chat_has_at_most_one_active_table(storage: SqliteStorage) -> No
     assert (await storage.tables.create(new_table(-1))).id > finished.id
 
 
+async def test_each_forum_topic_of_a_chat_has_its_own_active_table(storage: SqliteStorage) -> None:
+    general = await storage.tables.create(new_table(-1))
+    topic = new_table(-1, users=(2,))
+    topic.thread_id = 7
+    in_topic = await storage.tables.create(topic)
+    other = new_table(-1, status=TableStatus.PLAYING, users=(3,))
+    other.thread_id = 9
+    in_other = await storage.tables.create(other)
+    assert (await storage.tables.get(in_topic.id)) == in_topic and in_topic.thread_id == 7
+
+    assert await storage.tables.active_for_chat(-1) == general
+    assert await storage.tables.active_for_chat(-1, 7) == in_topic
+    assert await storage.tables.active_for_chat(-1, 9) == in_other
+    assert await storage.tables.active_for_chat(-1, 8) is None
+    assert await storage.tables.active_for_chat(-2, 7) is None
+    assert await storage.tables.active_in_chat(-1) == [general, in_topic, in_other]
+    assert await storage.tables.active_in_chat(-2) == []
+
+    again = new_table(-1, users=(4,))
+    again.thread_id = 7
+    with pytest.raises(ActiveTableExistsError):
+        await storage.tables.create(again)
+    with pytest.raises(ActiveTableExistsError):
+        await storage.tables.create(new_table(-1, users=(5,)))  # no topic: one table too
+    in_topic.status = TableStatus.FINISHED
+    await storage.tables.save(in_topic, expected_version=in_topic.version)
+    assert (await storage.tables.create(again)).thread_id == 7
+    # A save keeps the topic the table was opened in.
+    assert (await storage.tables.get(in_topic.id)) == in_topic
+
+
+async def test_schema_4_keeps_tables_and_their_uniqueness(db_path: str) -> None:
+    """A database from before topics: its tables stay where they are, outside any topic."""
+    async with aiosqlite.connect(db_path, isolation_level=None) as conn:
+        assert await apply_migrations(conn, MIGRATIONS[:3]) == [1, 2, 3]
+        await conn.execute(
+            "INSERT INTO game_tables (chat_id, status, variant, creator_id, seed, version, "
+            "created_at, updated_at) VALUES (-1, 'playing', 'street', 1, 1, 3, 0, 0)"
+        )
+        assert await apply_migrations(conn) == [4]
+    store = await SqliteStorage.open(db_path)
+    try:
+        old = await store.tables.active_for_chat(-1)
+        assert old is not None and old.thread_id is None and old.version == 3
+        with pytest.raises(ActiveTableExistsError):
+            await store.tables.create(new_table(-1))
+        topic = new_table(-1)
+        topic.thread_id = 5
+        assert (await store.tables.create(topic)).id > old.id
+    finally:
+        await store.close()
+    names = {row[0] for row in query(db_path, "SELECT name FROM sqlite_master")}
+    assert "game_tables_one_active_per_chat" not in names
+
+
 async def test_a_failed_save_writes_no_log_and_no_seats(storage: SqliteStorage) -> None:
     table = await storage.tables.create(new_table(users=(1, 2)))
     before = await storage.tables.get(table.id)
@@ -630,6 +685,24 @@ async def test_migrate_chat_refuses_to_merge_two_active_tables(storage: SqliteSt
         await storage.chats.migrate(-1, -100999)
     assert await storage.tables.get(a.id) == a and await storage.tables.get(b.id) == b
     assert await storage.chats.get(-1) == ChatRecord(-1, "g")
+
+
+async def test_migrate_chat_moves_tables_of_both_kinds_when_topics_differ(
+    storage: SqliteStorage,
+) -> None:
+    """The supergroup became a forum meanwhile: a table in a topic there does not collide with
+    the group's table (which had no topic)."""
+    from_group = await storage.tables.create(new_table(-1))
+    topic = new_table(-100555, users=(2,))
+    topic.thread_id = 3
+    in_topic = await storage.tables.create(topic)
+    await storage.chats.migrate(-1, -100555)
+    assert [t.id for t in await storage.tables.active_in_chat(-100555)] == [
+        from_group.id,
+        in_topic.id,
+    ]
+    moved = await storage.tables.active_for_chat(-100555)
+    assert moved is not None and moved.id == from_group.id
 
 
 # ---------------------------------------------------------------------------------- ladder

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fakebot.fixtures import BotProcessFactory
-from fakebot.models import Button, StoredMessage
+from fakebot.models import Button, StoredMessage, Topic
 from fakebot.process import BotProcess
 from fakebot.server import FakeTelegram
 from fakebot.users import SimGroup, SimUser
@@ -55,7 +55,16 @@ class Table:
     special_rate: float = 0.5  # how often a player declares a special lead it is offered
     presses: int = 0
     lobby_id: int = 0
+    topic: Topic | None = None  # the forum topic the table is opened in
     _acted: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def thread_id(self) -> int | None:
+        return self.topic.thread_id if self.topic else None
+
+    def here(self, message: StoredMessage) -> bool:
+        """Whether a group message is in this table's topic (or outside topics)."""
+        return message.thread_id == self.thread_id
 
     # ------------------------------------------------------------ lobby
 
@@ -67,9 +76,11 @@ class Table:
 
     async def open(self, creator: SimUser, variant: str) -> StoredMessage:
         mark = self.server.mark()
-        await creator.send(self.group, f"/newgame {variant}")
+        await creator.send(self.group, f"/newgame {variant}", topic=self.topic)
         lobby = await self.server.wait_for_message(
-            self.group, lambda m: any(b.text.endswith("Join") for b in m.buttons), since=mark
+            self.group,
+            lambda m: self.here(m) and any(b.text.endswith("Join") for b in m.buttons),
+            since=mark,
         )
         self.lobby_id = lobby.message_id
         return lobby
@@ -118,7 +129,10 @@ class Table:
         answer = await creator.press_button(self.group, lobby.message_id, contains="Start")
         assert not answer.show_alert, answer.text
         await self.server.wait_for_message(
-            self.group, lambda m: "deal 1" in (m.text or ""), since=mark, timeout=10
+            self.group,
+            lambda m: self.here(m) and "deal 1" in (m.text or ""),
+            since=mark,
+            timeout=10,
         )
 
     # ------------------------------------------------------------ playing
@@ -132,7 +146,9 @@ class Table:
         return "\n".join(self.server.shown_texts(self.group, from_bot_only=True))
 
     def match_over(self) -> bool:
-        return any(MATCH_OVER in (m.text or "") for m in self.server.messages(self.group))
+        return any(
+            self.here(m) and MATCH_OVER in (m.text or "") for m in self.server.messages(self.group)
+        )
 
     async def play(
         self,

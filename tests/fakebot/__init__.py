@@ -10,6 +10,7 @@ from .models import (
     MessageVersion,
     Press,
     StoredMessage,
+    Topic,
 )
 from .process import BotProcess
 from .server import BOT_ID, BOT_USERNAME, TEST_TOKEN, FakeTelegram
@@ -35,5 +36,6 @@ __all__ = [
     "SimUser",
     "StoredMessage",
     "TelegramLimits",
+    "Topic",
     "Window",
 ]

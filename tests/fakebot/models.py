@@ -21,6 +21,7 @@ __all__ = [
     "MessageVersion",
     "Press",
     "StoredMessage",
+    "Topic",
 ]
 
 
@@ -94,6 +95,7 @@ class ChatState:
     username: str | None = None
     first_name: str | None = None
     last_name: str | None = None
+    is_forum: bool = False  # a supergroup with topics
     messages: dict[int, StoredMessage] = field(default_factory=dict, repr=False)
     next_message_id: int = field(default=1, repr=False)
     pinned: list[int] = field(default_factory=list, repr=False)
@@ -104,6 +106,8 @@ class ChatState:
             value = getattr(self, key)
             if value is not None:
                 chat[key] = value
+        if self.is_forum:
+            chat["is_forum"] = True
         return chat
 
     def take_message_id(self) -> int:
@@ -132,6 +136,9 @@ class StoredMessage:
     deleted: bool = False
     delivered: bool = True  # for user messages: whether the bot got an update for it
     changed_seq: int = 0  # server event number of the last send or edit
+    # A forum topic's id (``is_topic_message``) or, in other supergroups, the reply chain's.
+    thread_id: int | None = None
+    is_topic_message: bool = False
 
     # -------------------------------------------------------------- inspection
 
@@ -214,6 +221,10 @@ class StoredMessage:
                 message["entities"] = [dict(e) for e in self.entities]
         if self.edit_date is not None:
             message["edit_date"] = self.edit_date
+        if self.thread_id is not None:
+            message["message_thread_id"] = self.thread_id
+            if self.is_topic_message:
+                message["is_topic_message"] = True
         if self.reply_to is not None and with_reply:
             message["reply_to_message"] = self.reply_to.to_api(with_reply=False)
         if self.reply_markup is not None and "inline_keyboard" in self.reply_markup:
@@ -232,6 +243,26 @@ class StoredMessage:
                 time.time(),
             )
         )
+
+
+@dataclass(eq=False)
+class Topic:
+    """A forum topic; its id is the id of the service message that created it (``root``)."""
+
+    thread_id: int
+    name: str
+    root: StoredMessage = field(repr=False)
+    icon_color: int = 7322096
+    closed: bool = False  # only admins may write in it
+    deleted: bool = False  # gone with all its messages
+
+    def to_api(self) -> JSONDict:
+        """The Bot API's ``ForumTopic``."""
+        return {
+            "message_thread_id": self.thread_id,
+            "name": self.name,
+            "icon_color": self.icon_color,
+        }
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,16 @@ from aiohttp import web
 
 from .formatting import FormattedText, ParseError, format_text, utf16_len
 from .limits import RateLimiter, RateLimitHit, TelegramLimits
-from .models import ApiError, Call, CallbackAnswer, ChatState, JSONDict, Press, StoredMessage
+from .models import (
+    ApiError,
+    Call,
+    CallbackAnswer,
+    ChatState,
+    JSONDict,
+    Press,
+    StoredMessage,
+    Topic,
+)
 from .users import BotStatus, ChatRef, SimGroup, SimUser
 
 __all__ = ["BOT_ID", "BOT_USERNAME", "TEST_TOKEN", "FakeTelegram"]
@@ -400,10 +409,13 @@ class FakeTelegram:
         creator: SimUser | None = None,
         bot_status: BotStatus = "member",
         supergroup: bool = False,
+        forum: bool = False,
         username: str | None = None,
     ) -> SimGroup:
         """A group that already contains the bot (``bot_status``) and the given users;
-        ``admins`` are made members too; the creator defaults to the first admin/member."""
+        ``admins`` are made members too; the creator defaults to the first admin/member.
+        ``forum``: a supergroup with topics (see :meth:`create_topic`)."""
+        supergroup = supergroup or forum
         admin_list = list(admins)
         member_list = list(members)
         member_list += [a for a in admin_list if not any(a is m for m in member_list)]
@@ -420,6 +432,7 @@ class FakeTelegram:
             admins=admin_list,
             creator=creator,
             bot_status=bot_status,
+            is_forum=forum,
         )
         self.chats[group.id] = group
         return group
@@ -467,10 +480,76 @@ class FakeTelegram:
         group.admins = [a for a in group.admins if a is not user]
         return self._service_message(group, user.to_api(), {"left_chat_member": user.to_api()})
 
+    # ================================================================== forum topics
+
+    def create_topic(self, group: SimGroup, name: str, *, by: SimUser | None = None) -> Topic:
+        """A member (by default the creator) opens a topic in a forum: a ``forum_topic_created``
+        service message, whose id is the topic's ``message_thread_id``."""
+        if not group.is_forum:
+            raise AssertionError(f"{group.title!r} is not a forum")
+        return self._open_topic(group, name, self._actor(group, by))
+
+    def close_topic(self, group: SimGroup, topic: Topic, *, by: SimUser | None = None) -> None:
+        """An admin closes a topic: only admins may write in it until it is reopened."""
+        self._set_topic_closed(group, topic, self._actor(group, by), True)
+
+    def reopen_topic(self, group: SimGroup, topic: Topic, *, by: SimUser | None = None) -> None:
+        self._set_topic_closed(group, topic, self._actor(group, by), False)
+
+    def delete_topic(self, group: SimGroup, topic: Topic) -> None:
+        """An admin deletes a topic with all its messages (the bot gets no update)."""
+        topic.deleted = True
+        for message in group.messages.values():
+            if message.is_topic_message and message.thread_id == topic.thread_id:
+                message.deleted = True
+        self._chat_changed(group)
+        self._changed.fire()
+
+    def _actor(self, group: SimGroup, by: SimUser | None) -> JSONDict:
+        """Who did something in a group: ``by``, else its creator (else the bot)."""
+        actor = by or group.creator
+        return actor.to_api() if actor else self.bot_user
+
+    def _open_topic(
+        self, group: SimGroup, name: str, sender: JSONDict, icon_color: int = 7322096
+    ) -> Topic:
+        message_id = group.take_message_id()
+        fields = {"forum_topic_created": {"name": name, "icon_color": icon_color}}
+        root = StoredMessage(
+            chat=group,
+            message_id=message_id,
+            sender=sender,
+            date=int(time.time()),
+            raw_text=None,
+            text=None,
+            extra=fields,
+            thread_id=message_id,
+            is_topic_message=True,
+        )
+        topic = Topic(message_id, name, root, icon_color)
+        group.topics[message_id] = topic
+        self._deliver_service(root)
+        return topic
+
+    def _set_topic_closed(
+        self, group: SimGroup, topic: Topic, sender: JSONDict, closed: bool
+    ) -> None:
+        if topic.deleted or group.topics.get(topic.thread_id) is not topic:
+            raise AssertionError(f"no topic {topic.thread_id} in {group.title!r}")
+        topic.closed = closed
+        kind = "forum_topic_closed" if closed else "forum_topic_reopened"
+        self._service_message(group, sender, {kind: {}}, topic=topic)
+
     # ================================================================== user actions
 
     def user_sends(
-        self, user: SimUser, ref: ChatRef, text: str, *, reply_to: int | None = None
+        self,
+        user: SimUser,
+        ref: ChatRef,
+        text: str,
+        *,
+        reply_to: int | None = None,
+        topic: Topic | None = None,
     ) -> StoredMessage:
         chat = self.chat(ref)
         if chat.type == "private":
@@ -491,6 +570,7 @@ class FakeTelegram:
         replied = chat.messages.get(reply_to) if reply_to is not None else None
         if reply_to is not None and replied is None:
             raise AssertionError(f"no message {reply_to} in chat {chat.id}")
+        thread_id, replied = self._user_thread(user, chat, topic, replied)
         message = StoredMessage(
             chat=chat,
             message_id=chat.take_message_id(),
@@ -500,12 +580,39 @@ class FakeTelegram:
             text=text,
             entities=_command_entities(text),
             reply_to=replied,
+            thread_id=thread_id,
+            is_topic_message=topic is not None,
         )
         self._store(message)
         message.delivered = self._bot_sees(chat, message) and self._enqueue(
             "message", message.to_api()
         )
         return message
+
+    def _user_thread(
+        self,
+        user: SimUser,
+        chat: ChatState,
+        topic: Topic | None,
+        replied: StoredMessage | None,
+    ) -> tuple[int | None, StoredMessage | None]:
+        """Where a user's message lands: its thread id and what it replies to. In a topic
+        every message replies to the topic's first one unless it replies to another; in other
+        supergroups a reply carries the reply chain's id as ``message_thread_id``."""
+        if topic is None:
+            if chat.is_forum and replied is not None and replied.is_topic_message:
+                raise AssertionError("a reply to a message in a topic is sent in that topic")
+            if chat.type == "supergroup" and not chat.is_forum and replied is not None:
+                return replied.thread_id or replied.message_id, replied
+            return None, replied
+        assert isinstance(chat, SimGroup)
+        if not chat.is_forum or chat.topics.get(topic.thread_id) is not topic or topic.deleted:
+            raise AssertionError(f"no topic {topic.thread_id} in chat {chat.id}")
+        if topic.closed and not chat.is_admin(user):
+            raise AssertionError(f"topic {topic.name!r} is closed: only admins write there")
+        if replied is not None and replied.thread_id != topic.thread_id:
+            raise AssertionError(f"message {replied.message_id} is not in topic {topic.name!r}")
+        return topic.thread_id, replied or topic.root
 
     def user_starts_bot(self, user: SimUser, payload: str | None) -> StoredMessage:
         if user.blocked:
@@ -855,8 +962,9 @@ class FakeTelegram:
             return True
         if message.text is None:  # service messages always arrive
             return True
-        if message.reply_to is not None and message.reply_to.from_bot:
-            return True
+        reply = message.reply_to
+        if reply is not None and reply.from_bot and "forum_topic_created" not in reply.extra:
+            return True  # (a topic's messages all "reply" to its first one)
         command = _COMMAND_RE.match(message.text)
         if command is None:
             return False
@@ -864,7 +972,7 @@ class FakeTelegram:
         return not target or target.lower() == str(self.bot_user["username"]).lower()
 
     def _service_message(
-        self, chat: ChatState, sender: JSONDict, fields: JSONDict
+        self, chat: ChatState, sender: JSONDict, fields: JSONDict, *, topic: Topic | None = None
     ) -> StoredMessage:
         message = StoredMessage(
             chat=chat,
@@ -874,7 +982,14 @@ class FakeTelegram:
             raw_text=None,
             text=None,
             extra=fields,
+            reply_to=topic.root if topic else None,
+            thread_id=topic.thread_id if topic else None,
+            is_topic_message=topic is not None,
         )
+        return self._deliver_service(message)
+
+    def _deliver_service(self, message: StoredMessage) -> StoredMessage:
+        chat = message.chat
         self._store(message)
         message.delivered = self._bot_sees(chat, message) and self._enqueue(
             "message", message.to_api()
@@ -1139,6 +1254,7 @@ class FakeTelegram:
         formatted = self._format(params)
         markup = _validate_markup(params.get("reply_markup"), inline_only=False)
         reply_to = self._reply_target(chat, params)
+        thread_id, in_topic, reply_to = self._bot_thread(chat, params, reply_to)
         extra: JSONDict = {}
         if isinstance(params.get("link_preview_options"), dict):
             extra["link_preview_options"] = params["link_preview_options"]
@@ -1164,9 +1280,39 @@ class FakeTelegram:
             reply_to=reply_to,
             extra=extra,
             options=options,
+            thread_id=thread_id,
+            is_topic_message=in_topic,
         )
         self._store(message)
         return message.to_api()
+
+    def _bot_thread(
+        self, chat: ChatState, params: JSONDict, reply_to: StoredMessage | None
+    ) -> tuple[int | None, bool, StoredMessage | None]:
+        """Where a message the bot sends lands: (thread id, in a topic, what it replies to).
+        In a forum, without ``message_thread_id`` it goes to General (or the replied message's
+        topic). Outside forums a thread id is refused (stricter than Telegram, which accepts a
+        supergroup's reply thread: the bot never needs one)."""
+        given = params.get("message_thread_id") not in (None, "")
+        if isinstance(chat, SimGroup) and chat.is_forum:
+            if given:
+                thread: int | None = _int_param(params, "message_thread_id")
+            else:
+                in_one = reply_to is not None and reply_to.is_topic_message
+                thread = reply_to.thread_id if reply_to is not None and in_one else None
+            if thread is None:
+                return None, False, reply_to
+            topic = chat.topics.get(thread)
+            if topic is None or topic.deleted:
+                raise _bad("message thread not found")
+            if topic.closed and chat.bot_status != "administrator":
+                raise _bad("TOPIC_CLOSED")
+            return thread, True, reply_to or topic.root
+        if given:
+            raise _bad("message thread not found")
+        if chat.type == "supergroup" and reply_to is not None:
+            return reply_to.thread_id or reply_to.message_id, False, reply_to
+        return None, False, reply_to
 
     def _reply_target(self, chat: ChatState, params: JSONDict) -> StoredMessage | None:
         reply = params.get("reply_parameters")
@@ -1281,6 +1427,49 @@ class FakeTelegram:
         return True
 
     # ------------------------------------------------------------------ chats
+
+    def api_createForumTopic(self, params: JSONDict) -> JSONDict:
+        chat = self._forum(params)
+        name = params.get("name")
+        if not isinstance(name, str) or not name:
+            raise _bad("TOPIC_TITLE_EMPTY")
+        color = params.get("icon_color")
+        icon_color = 7322096 if color in (None, "") else _int_param(params, "icon_color")
+        return self._open_topic(chat, name, self.bot_user, icon_color).to_api()
+
+    def api_closeForumTopic(self, params: JSONDict) -> bool:
+        return self._close_forum_topic(params, closed=True)
+
+    def api_reopenForumTopic(self, params: JSONDict) -> bool:
+        return self._close_forum_topic(params, closed=False)
+
+    def api_deleteForumTopic(self, params: JSONDict) -> bool:
+        chat, topic = self._managed_topic(params)
+        self.delete_topic(chat, topic)
+        return True
+
+    def _close_forum_topic(self, params: JSONDict, *, closed: bool) -> bool:
+        chat, topic = self._managed_topic(params)
+        if topic.closed == closed:
+            raise _bad("TOPIC_NOT_MODIFIED")
+        self._set_topic_closed(chat, topic, self.bot_user, closed)
+        return True
+
+    def _forum(self, params: JSONDict) -> SimGroup:
+        """A forum the bot may manage topics in (it must be an admin)."""
+        chat = self._writable_chat(params)
+        if not isinstance(chat, SimGroup) or not chat.is_forum:
+            raise _bad("the chat is not a forum")
+        if chat.bot_status != "administrator":
+            raise _bad("not enough rights to manage topics")
+        return chat
+
+    def _managed_topic(self, params: JSONDict) -> tuple[SimGroup, Topic]:
+        chat = self._forum(params)
+        topic = chat.topics.get(_int_param(params, "message_thread_id"))
+        if topic is None or topic.deleted:
+            raise _bad("message thread not found")
+        return chat, topic
 
     def api_getChat(self, params: JSONDict) -> JSONDict:
         chat = self._lookup_chat(params)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from .models import Button, CallbackAnswer, ChatState, JSONDict, StoredMessage
+from .models import Button, CallbackAnswer, ChatState, JSONDict, StoredMessage, Topic
 
 if TYPE_CHECKING:
     from .server import FakeTelegram
@@ -53,14 +53,22 @@ class SimUser:
 
     # ------------------------------------------------------------------ actions
 
-    async def send(self, chat: ChatRef, text: str, *, reply_to: int | None = None) -> StoredMessage:
-        """Send a text message (a ``message`` update for the bot if it gets to see it).
+    async def send(
+        self,
+        chat: ChatRef,
+        text: str,
+        *,
+        reply_to: int | None = None,
+        topic: Topic | None = None,
+    ) -> StoredMessage:
+        """Send a text message (a ``message`` update for the bot if it gets to see it), in a
+        forum's ``topic`` if given (else, in a forum, in its General topic).
 
         Commands get ``bot_command`` entities; in groups ``/cmd@kozel_test_bot`` works.
         Check ``.delivered`` on the result to see whether the bot received it (privacy
         mode, bot not in the group, ...).
         """
-        message = self.server.user_sends(self, chat, text, reply_to=reply_to)
+        message = self.server.user_sends(self, chat, text, reply_to=reply_to, topic=topic)
         await asyncio.sleep(0)
         return message
 
@@ -118,6 +126,7 @@ class SimGroup(ChatState):
     bot_status: BotStatus = "member"
     migrated_to_chat_id: int | None = None
     migrated_from_chat_id: int | None = None
+    topics: dict[int, Topic] = field(default_factory=dict, repr=False)  # by thread id
 
     def is_member(self, user: SimUser) -> bool:
         return any(m is user for m in self.members)
