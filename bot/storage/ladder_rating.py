@@ -52,7 +52,7 @@ _UPSERT_STANDINGS = (
     + " ON CONFLICT (chat_id, player, season, variant) DO UPDATE SET "
     + ", ".join(
         [f"{name} = excluded.{name}" for name in ("user_id", "ai_level", "name")]
-        + [f"{name} = {name} + excluded.{name}" for name in TALLY_COLUMNS]
+        + [f"{name} = ladder_standings.{name} + excluded.{name}" for name in TALLY_COLUMNS]
         + [
             f"{name} = excluded.{name}"
             for name in ("mu", "sigma", "rating", "last_match_id", "last_played_at")
