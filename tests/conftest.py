@@ -8,11 +8,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
-from fakebot.fixtures import bot_process, fake_telegram, pytest_runtest_makereport
+from fakebot.fixtures import bot_database, bot_process, fake_telegram, pytest_runtest_makereport
 from pgcluster import PgCluster, find_bindir, required
 from storage_targets import BACKENDS, Target
 
-__all__ = ["bot_process", "fake_telegram", "pytest_runtest_makereport"]
+__all__ = ["bot_database", "bot_process", "fake_telegram", "pytest_runtest_makereport"]
 
 MakeTarget = Callable[[], Awaitable[Target]]
 

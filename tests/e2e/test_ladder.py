@@ -25,7 +25,7 @@ from fakebot.users import SimGroup, SimUser
 
 from bot.storage.migrations import SCHEMA_V1
 
-from .driver import ENV_FAST, MATCH_OVER, Table, is_hand
+from .driver import BOTH_BACKENDS, ENV_FAST, MATCH_OVER, Table, is_hand, rows
 
 pytestmark = pytest.mark.e2e
 
@@ -87,17 +87,15 @@ def outcome(fake: FakeTelegram, group: SimGroup) -> tuple[str, str]:
     return winners.group(1), goat.group(1)
 
 
-def stored_matches(db: Path) -> list[dict[str, object]]:
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute(
-            "SELECT chat_id, variant, deals, result, season FROM matches ORDER BY id"
-        ).fetchall()
+def stored_matches(db: Path | str) -> list[dict[str, object]]:
+    found = rows(db, "SELECT chat_id, variant, deals, result, season FROM matches ORDER BY id")
     return [
-        {"chat_id": c, "variant": v, "deals": d, "result": json.loads(r), "season": s}
-        for c, v, d, r, s in rows
+        {"chat_id": c, "variant": v, "deals": d, "result": json.loads(str(r)), "season": s}
+        for c, v, d, r, s in found
     ]
 
 
+@BOTH_BACKENDS
 async def test_real_matches_in_two_groups_make_two_ladders(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
@@ -127,7 +125,7 @@ async def test_real_matches_in_two_groups_make_two_ladders(
     anna_won = "Anna" in winners
     assert ("Anna" in goat) is not anna_won
     gleb_won = "Gleb" in outcome(fake, other)[0]
-    played = stored_matches(bot.db_path)
+    played = stored_matches(bot.db)
     assert len(played) == 2
     street = next(m for m in played if m["chat_id"] == club.id)
     points = street["result"]["defeat_points"]  # type: ignore[index]
