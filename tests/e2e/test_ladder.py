@@ -195,7 +195,7 @@ async def test_real_matches_in_two_groups_make_two_ladders(
     assert f"1 match played: {win} won, {lose} lost ({share}% won)" in mine
     assert f"Kozel club: {lines['Anna'][0]} · {counts(1, win, lose)}" in mine
     assert "Other club" not in mine
-    assert sides[anna_won] in my_history.splitlines()
+    assert sides[anna_won] + eggs in my_history.splitlines()
     fake.assert_no_unknown_calls()
 
 
