@@ -11,6 +11,8 @@ HELP = """kozel-bot — the Kozel card game bot for Telegram group chats (long p
 
 Environment:
   KOZEL_BOT_TOKEN    the bot's token from @BotFather (required)
+  KOZEL_DATABASE_URL PostgreSQL database, postgresql://user[:password]@host[:port]/db
+                     (when set, KOZEL_DB is not used)
   KOZEL_DB           SQLite database file (default: kozel.sqlite3 in the working directory)
   KOZEL_BOT_API_URL  Bot API base URL (default: https://api.telegram.org;
                      set it to use a local Bot API server)
@@ -43,6 +45,12 @@ class Config:
     rate_limit: float
     group_rate_limit: float
     private_rate_limit: float = 1.0
+    database_url: str = ""
+
+    @property
+    def storage(self) -> str:
+        """What ``open_storage`` opens: the PostgreSQL URL if one is set, else the SQLite file."""
+        return self.database_url or self.db
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Config:
@@ -67,6 +75,12 @@ class Config:
             private_rate_limit = float(env.get("KOZEL_PRIVATE_RATE_LIMIT", "1"))
         except ValueError as err:
             raise ConfigError(f"a timing setting is not a number: {err}") from None
+        database_url = env.get("KOZEL_DATABASE_URL", "").strip()
+        if database_url and not database_url.startswith(("postgresql://", "postgres://")):
+            raise ConfigError(
+                "KOZEL_DATABASE_URL must be a postgresql:// URL "
+                "(postgresql://user@host/db); unset it to use the SQLite file KOZEL_DB"
+            )
         return cls(
             token=token,
             db=env.get("KOZEL_DB", "kozel.sqlite3"),
@@ -79,4 +93,5 @@ class Config:
             rate_limit=rate_limit,
             group_rate_limit=group_rate_limit,
             private_rate_limit=private_rate_limit,
+            database_url=database_url,
         )

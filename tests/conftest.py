@@ -1,5 +1,73 @@
-"""Shared pytest configuration: the fake Telegram fixtures for end-to-end tests."""
+"""Shared pytest configuration: the fake Telegram fixtures for end-to-end tests, and the stores
+(SQLite and PostgreSQL) the storage tests run against."""
 
-from fakebot.fixtures import bot_process, fake_telegram, pytest_runtest_makereport
+from __future__ import annotations
 
-__all__ = ["bot_process", "fake_telegram", "pytest_runtest_makereport"]
+import itertools
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fakebot.fixtures import bot_database, bot_process, fake_telegram, pytest_runtest_makereport
+from pgcluster import PgCluster, find_bindir, required
+from storage_targets import BACKENDS, Target
+
+__all__ = ["bot_database", "bot_process", "fake_telegram", "pytest_runtest_makereport"]
+
+MakeTarget = Callable[[], Awaitable[Target]]
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    """One throwaway PostgreSQL cluster for the whole run (see ``pgcluster``)."""
+    bindir = find_bindir()
+    if bindir is None:
+        reason = (
+            "PostgreSQL server binaries (initdb, pg_ctl, postgres) not found: install Debian's "
+            "postgresql package, or set KOZEL_PG_BINDIR, to run the PostgreSQL tests"
+        )
+        if required():
+            pytest.fail(f"{reason} (CI requires them: KOZEL_REQUIRE_POSTGRES=1)")
+        pytest.skip(reason)
+    cluster = PgCluster(bindir)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+async def pg_url(pg_cluster: PgCluster) -> AsyncIterator[str]:
+    """A fresh PostgreSQL database holding the schema, dropped afterwards."""
+    url = await pg_cluster.create_database()
+    yield url
+    await pg_cluster.drop_database(url)
+
+
+@pytest.fixture(params=BACKENDS)
+async def make_target(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MakeTarget]:
+    """Makes fresh stores of one backend (each test runs once per backend)."""
+    backend: str = request.param
+    numbers = itertools.count(1)
+    made: list[str] = []
+    cluster: PgCluster | None = None
+    if backend == "postgres":
+        cluster = request.getfixturevalue("pg_cluster")
+
+    async def make() -> Target:
+        if cluster is None:
+            return Target(backend, str(tmp_path / f"kozel{next(numbers)}.sqlite3"))
+        made.append(await cluster.create_database())
+        return Target(backend, made[-1])
+
+    yield make
+    if cluster is not None:
+        for url in made:
+            await cluster.drop_database(url)
+
+
+@pytest.fixture
+async def target(make_target: MakeTarget) -> Target:
+    """A fresh, empty store (opening it applies the migrations), once per backend."""
+    return await make_target()

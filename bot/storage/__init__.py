@@ -1,10 +1,13 @@
-"""Persistence for the bot: the ``Storage`` interface, its records, and the SQLite backend.
+"""Persistence for the bot: the ``Storage`` interface, its records, and two backends.
 
-Only this package talks to the database (and imports aiosqlite). Open a store with
-``await open_storage(path)`` (e.g. in the application's ``post_init``) and ``await
-storage.close()`` it on shutdown; importing this package does no I/O. The store's parts are
-``storage.users``, ``storage.chats``, ``storage.tables`` and ``storage.ladder`` (see ``repos``).
+Only this package talks to the database (and imports aiosqlite and asyncpg). Open a store with
+``await open_storage(target)`` (e.g. in the application's ``post_init``) and ``await
+storage.close()`` it on shutdown; importing this package does no I/O. A ``postgresql://`` URL
+selects PostgreSQL, anything else is an SQLite file. The store's parts are ``storage.users``,
+``storage.chats``, ``storage.tables``, ``storage.ladder`` and ``storage.outbox`` (see ``repos``).
 """
+
+import os
 
 from bot.storage.errors import (
     ActiveTableExistsError,
@@ -15,6 +18,7 @@ from bot.storage.errors import (
     TableNotFoundError,
 )
 from bot.storage.outbox import OutboxKind, Owed, Priority
+from bot.storage.postgres import PostgresStorage
 from bot.storage.records import (
     ACTIVE_STATUSES,
     ALL_VARIANTS,
@@ -46,10 +50,19 @@ from bot.storage.records import (
 from bot.storage.repos import ChatRepo, LadderRepo, OutboxRepo, Storage, TableRepo, UserRepo
 from bot.storage.sqlite import SqliteStorage
 
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
-async def open_storage(path: str) -> Storage:
-    """Open the SQLite store at ``path`` (created, WAL mode, migrated)."""
-    return await SqliteStorage.open(path)
+
+def is_postgres_url(target: str | os.PathLike[str]) -> bool:
+    return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
+
+
+async def open_storage(target: str | os.PathLike[str]) -> Storage:
+    """Open the store ``target`` names, bringing its schema up to date: a PostgreSQL database
+    for a ``postgresql://`` URL, else the SQLite file at that path (created, WAL mode)."""
+    if is_postgres_url(target):
+        return await PostgresStorage.open(str(target))
+    return await SqliteStorage.open(os.fspath(target))
 
 
 __all__ = [
@@ -75,6 +88,7 @@ __all__ = [
     "Owed",
     "PlayerCard",
     "PlayerResult",
+    "PostgresStorage",
     "Priority",
     "Rater",
     "Rating",
@@ -94,6 +108,7 @@ __all__ = [
     "Tally",
     "UserRecord",
     "UserRepo",
+    "is_postgres_url",
     "open_storage",
     "player_key",
 ]

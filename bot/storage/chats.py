@@ -1,21 +1,21 @@
-"""``ChatRepo`` on SQLite."""
+"""``ChatRepo``, on either backend."""
 
 from __future__ import annotations
 
 from bot.storage import ladder_rating
-from bot.storage.db import Database
+from bot.storage.conn import Database
 from bot.storage.records import ChatRecord
-from bot.storage.rows import CHAT_COLUMNS, chat_from_row, chat_values, fetchone, marks
+from bot.storage.rows import CHAT_COLUMNS, chat_from_row, chat_values, marks
 
 
-class SqliteChats:
+class Chats:
     def __init__(self, db: Database) -> None:
         self._db = db
 
     async def get(self, chat_id: int) -> ChatRecord | None:
         async with self._db.read() as conn:
-            row = await fetchone(
-                conn, f"SELECT {CHAT_COLUMNS} FROM chats WHERE chat_id = ?", (chat_id,)
+            row = await conn.fetchone(
+                f"SELECT {CHAT_COLUMNS} FROM chats WHERE chat_id = ?", (chat_id,)
             )
         return None if row is None else chat_from_row(row)
 
@@ -42,7 +42,7 @@ class SqliteChats:
             return
         now = self._db.clock()
         async with self._db.write() as conn:
-            old = await fetchone(conn, "SELECT 1 FROM chats WHERE chat_id = ?", (old_chat_id,))
+            old = await conn.fetchone("SELECT 1 FROM chats WHERE chat_id = ?", (old_chat_id,))
             if old is not None:
                 # The old row carries what the admins chose; a row already made for the new id
                 # (by an update that raced the migration) only holds defaults.

@@ -19,27 +19,25 @@ import asyncio
 import os
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 import aiosqlite
 
+from bot.storage.conn import Clock, Conn
 from bot.storage.errors import ActiveTableExistsError, ConstraintError, StorageError
 from bot.storage.migrations import apply_migrations
-from bot.storage.rows import fetchone
-
-Connection = aiosqlite.Connection
-Clock = Callable[[], float]
+from bot.storage.sqlite_conn import SqliteConn
 
 SYNCHRONOUS_MODES = ("FULL", "NORMAL", "EXTRA")
 BUSY_TIMEOUT_MS = 5000
 
 
-class Database:
+class SqliteDatabase:
     """One aiosqlite connection and the lock its transactions take turns on."""
 
-    def __init__(self, conn: Connection, *, path: str, clock: Clock = time.time) -> None:
-        self._conn: Connection | None = conn
+    def __init__(self, conn: aiosqlite.Connection, *, path: str, clock: Clock = time.time) -> None:
+        self._conn: aiosqlite.Connection | None = conn
         self._lock = asyncio.Lock()
         self.clock = clock
         """Epoch seconds for the times the store writes (tests pass their own)."""
@@ -48,7 +46,7 @@ class Database:
     @classmethod
     async def open(
         cls, path: str, *, synchronous: str = "FULL", clock: Clock = time.time
-    ) -> Database:
+    ) -> SqliteDatabase:
         """Open (creating if needed) the database at ``path`` and bring its schema up to date.
 
         ``":memory:"`` gives a private in-memory database (no WAL), handy in tests.
@@ -64,7 +62,7 @@ class Database:
         try:
             conn.row_factory = aiosqlite.Row
             await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            row = await fetchone(conn, "PRAGMA journal_mode = WAL")
+            row = await SqliteConn(conn).fetchone("PRAGMA journal_mode = WAL")
             mode = None if row is None else row[0]
             if not in_memory and str(mode).lower() != "wal":
                 raise StorageError(f"could not switch {path!r} to WAL journal mode (got {mode!r})")
@@ -92,14 +90,14 @@ class Database:
         return self._conn is None
 
     @asynccontextmanager
-    async def _transaction(self, *, write: bool) -> AsyncIterator[Connection]:
+    async def _transaction(self, *, write: bool) -> AsyncIterator[Conn]:
         async with self._lock:
             conn = self._conn
             if conn is None:
                 raise StorageError("storage is closed")
             try:
                 await conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-                yield conn
+                yield SqliteConn(conn)
                 await conn.commit()
             except BaseException:
                 # Queued behind anything still running on the connection's thread, so it runs
@@ -108,7 +106,7 @@ class Database:
                 raise
 
     @asynccontextmanager
-    async def write(self) -> AsyncIterator[Connection]:
+    async def write(self) -> AsyncIterator[Conn]:
         """A write transaction; a broken constraint comes out as a ``StorageError``."""
         try:
             async with self._transaction(write=True) as conn:
@@ -116,7 +114,7 @@ class Database:
         except sqlite3.IntegrityError as exc:
             raise _constraint_error(exc) from exc
 
-    def read(self) -> AbstractAsyncContextManager[Connection]:
+    def read(self) -> AbstractAsyncContextManager[Conn]:
         """A read transaction: every query in it sees one snapshot."""
         return self._transaction(write=False)
 

@@ -1,11 +1,11 @@
-"""``LadderRepo`` on SQLite: a transaction per call around ``ladder_rating`` and
+"""``LadderRepo``, on either backend: a transaction per call around ``ladder_rating`` and
 ``ladder_queries``."""
 
 from __future__ import annotations
 
 from bot.storage import ladder_queries as queries
 from bot.storage import ladder_rating as rating
-from bot.storage.db import Connection, Database
+from bot.storage.conn import Conn, Database
 from bot.storage.records import (
     HistoryPage,
     LadderBoard,
@@ -19,7 +19,7 @@ from bot.storage.records import (
 )
 
 
-class SqliteLadder:
+class Ladder:
     batch = 200
     """Matches rated per transaction when catching up (``update``), so a big backlog (a
     database upgraded from version 1) never holds the storage for long; recording a match
@@ -29,7 +29,7 @@ class SqliteLadder:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    async def record_in(self, conn: Connection, match: MatchRecord, rate: Rater | None) -> int:
+    async def record_in(self, conn: Conn, match: MatchRecord, rate: Rater | None) -> int:
         """``record`` inside the caller's write transaction (a table save's)."""
         match_id = await rating.insert_match(conn, match)
         if rate is not None:
@@ -67,12 +67,13 @@ class SqliteLadder:
             if current.season != after:
                 return None
             record = SeasonRecord(chat_id, after + 1, now, by)
-            await conn.execute(
+            # A reset that raced this one (PostgreSQL runs writers side by side) started it.
+            started = await conn.execute(
                 "INSERT INTO ladder_seasons (chat_id, season, started_at, started_by) "
-                "VALUES (?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 (record.chat_id, record.season, record.started_at, record.started_by),
             )
-            return record
+            return record if started else None
 
     async def top(self, chat_id: int, season: int, variant: str, limit: int = 10) -> list[Standing]:
         async with self._db.read() as conn:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.storage.db import Connection
+from bot.storage.conn import Conn
 from bot.storage.ladder_rows import (
     CHANGE_COLUMNS,
     MATCH_COLUMNS,
@@ -41,7 +41,7 @@ from bot.storage.records import (
     SeasonRecord,
     Standing,
 )
-from bot.storage.rows import fetchone, marks
+from bot.storage.rows import marks
 
 _TOP_ORDER = "rating DESC, matches DESC, player"
 
@@ -101,9 +101,8 @@ _CHUNK = 500
 # ------------------------------------------------------------------ seasons
 
 
-async def current_season(conn: Connection, chat_id: int) -> SeasonRecord:
-    row = await fetchone(
-        conn,
+async def current_season(conn: Conn, chat_id: int) -> SeasonRecord:
+    row = await conn.fetchone(
         f"SELECT {SEASON_COLUMNS} FROM ladder_seasons "
         "WHERE chat_id = ? ORDER BY season DESC LIMIT 1",
         (chat_id,),
@@ -111,24 +110,23 @@ async def current_season(conn: Connection, chat_id: int) -> SeasonRecord:
     return SeasonRecord(chat_id, 1) if row is None else season_from_row(row)
 
 
-async def season_record(conn: Connection, chat_id: int, season: int) -> SeasonRecord:
+async def season_record(conn: Conn, chat_id: int, season: int) -> SeasonRecord:
     """The season's record; a season that never started (or season 1 before any reset) gives
     a record without a start time."""
-    row = await fetchone(
-        conn,
+    row = await conn.fetchone(
         f"SELECT {SEASON_COLUMNS} FROM ladder_seasons WHERE chat_id = ? AND season = ?",
         (chat_id, season),
     )
     return SeasonRecord(chat_id, season) if row is None else season_from_row(row)
 
 
-async def has_pending(conn: Connection, chat_id: int | None) -> bool:
+async def has_pending(conn: Conn, chat_id: int | None) -> bool:
     """Whether matches (of one chat, or of any) wait to be rated."""
     if chat_id is None:
-        row = await fetchone(conn, "SELECT 1 FROM matches WHERE in_ladder = 0 LIMIT 1")
+        row = await conn.fetchone("SELECT 1 FROM matches WHERE in_ladder = 0 LIMIT 1")
     else:
-        row = await fetchone(
-            conn, "SELECT 1 FROM matches WHERE in_ladder = 0 AND chat_id = ? LIMIT 1", (chat_id,)
+        row = await conn.fetchone(
+            "SELECT 1 FROM matches WHERE in_ladder = 0 AND chat_id = ? LIMIT 1", (chat_id,)
         )
     return row is not None
 
@@ -136,46 +134,44 @@ async def has_pending(conn: Connection, chat_id: int | None) -> bool:
 # ------------------------------------------------------------------ lines
 
 
-async def top(
-    conn: Connection, chat_id: int, season: int, scope: str, limit: int
-) -> list[Standing]:
-    rows = await conn.execute_fetchall(TOP_SQL, (chat_id, season, scope, limit))
+async def top(conn: Conn, chat_id: int, season: int, scope: str, limit: int) -> list[Standing]:
+    rows = await conn.fetchall(TOP_SQL, (chat_id, season, scope, limit))
     return [standing_from_row(row) for row in rows]
 
 
 async def standing(
-    conn: Connection, chat_id: int, season: int, scope: str, player: str
+    conn: Conn, chat_id: int, season: int, scope: str, player: str
 ) -> tuple[int, Standing] | None:
     """The player's line and its rank (1-based, in ``top``'s order), or None."""
-    row = await fetchone(conn, LINE_SQL, (chat_id, player, season, scope))
+    row = await conn.fetchone(LINE_SQL, (chat_id, player, season, scope))
     if row is None:
         return None
     line = standing_from_row(row)
     rating, matches = line.rating.value, line.tally.matches
-    ahead = await fetchone(
-        conn, RANK_SQL, (chat_id, season, scope, rating, rating, matches, matches, player)
+    ahead = await conn.fetchone(
+        RANK_SQL, (chat_id, season, scope, rating, rating, matches, matches, player)
     )
     assert ahead is not None
     return int(ahead[0]) + 1, line
 
 
-async def count_lines(conn: Connection, chat_id: int, season: int, scope: str) -> int:
-    row = await fetchone(conn, SIZE_SQL, (chat_id, season, scope))
+async def count_lines(conn: Conn, chat_id: int, season: int, scope: str) -> int:
+    row = await conn.fetchone(SIZE_SQL, (chat_id, season, scope))
     return 0 if row is None else int(row[0])
 
 
-async def player_lines(conn: Connection, player: str, chat_id: int | None) -> list[Standing]:
+async def player_lines(conn: Conn, player: str, chat_id: int | None) -> list[Standing]:
     if chat_id is None:
-        rows = await conn.execute_fetchall(PLAYER_EVERYWHERE_SQL, (player, ALL_VARIANTS))
+        rows = await conn.fetchall(PLAYER_EVERYWHERE_SQL, (player, ALL_VARIANTS))
     else:
-        rows = await conn.execute_fetchall(PLAYER_LINES_SQL, (chat_id, player))
+        rows = await conn.fetchall(PLAYER_LINES_SQL, (chat_id, player))
     return [standing_from_row(row) for row in rows]
 
 
 async def player_results(
-    conn: Connection, chat_id: int, season: int, player: str, limit: int
+    conn: Conn, chat_id: int, season: int, player: str, limit: int
 ) -> list[PlayerResult]:
-    rows = await conn.execute_fetchall(RESULTS_SQL, (chat_id, player, ALL_VARIANTS, season, limit))
+    rows = await conn.fetchall(RESULTS_SQL, (chat_id, player, ALL_VARIANTS, season, limit))
     return [
         PlayerResult(
             match_id=int(row["match_id"]),
@@ -192,14 +188,12 @@ async def player_results(
 # ------------------------------------------------------------------ matches
 
 
-async def players_of(
-    conn: Connection, match_ids: Sequence[int]
-) -> dict[int, list[MatchPlayerRecord]]:
+async def players_of(conn: Conn, match_ids: Sequence[int]) -> dict[int, list[MatchPlayerRecord]]:
     """Match id -> its players, by seat."""
     players: dict[int, list[MatchPlayerRecord]] = {}
     for start in range(0, len(match_ids), _CHUNK):
         chunk = match_ids[start : start + _CHUNK]
-        rows = await conn.execute_fetchall(
+        rows = await conn.fetchall(
             f"SELECT {PLAYER_COLUMNS} FROM match_players WHERE match_id IN ({marks(len(chunk))}) "
             "ORDER BY match_id, seat",
             tuple(chunk),
@@ -210,7 +204,7 @@ async def players_of(
 
 
 async def history(
-    conn: Connection,
+    conn: Conn,
     *,
     chat_id: int | None,
     season: int | None,
@@ -228,16 +222,16 @@ async def history(
             sql, params = CHAT_HISTORY_SQL, (chat_id, season, limit)
         else:
             sql, params = VARIANT_HISTORY_SQL, (chat_id, season, variant, limit)
-        rows = list(await conn.execute_fetchall(sql, params))
+        rows = await conn.fetchall(sql, params)
     elif user_id is not None:
-        rows = list(await conn.execute_fetchall(USER_HISTORY_SQL, (user_id, limit)))
+        rows = await conn.fetchall(USER_HISTORY_SQL, (user_id, limit))
     else:
         raise ValueError("a history needs a chat or a user")
     ids = [int(row["id"]) for row in rows]
     players = await players_of(conn, ids)
     changes: dict[int, dict[int, RatingChange]] = {}
     if ids:
-        change_rows = await conn.execute_fetchall(
+        change_rows = await conn.fetchall(
             f"SELECT match_id, seat, {CHANGE_COLUMNS} FROM rating_changes "
             f"WHERE match_id IN ({marks(len(ids))}) AND variant = ?",
             (*ids, ALL_VARIANTS),
@@ -259,7 +253,7 @@ async def history(
 
 
 async def board(
-    conn: Connection, chat_id: int, season: int | None, scope: str, player: str, limit: int
+    conn: Conn, chat_id: int, season: int | None, scope: str, player: str, limit: int
 ) -> LadderBoard:
     current = await current_season(conn, chat_id)
     number = current.season if season is None else season
@@ -272,7 +266,7 @@ async def board(
     return LadderBoard(current, shown, lines, caller, size, await has_pending(conn, chat_id))
 
 
-async def card(conn: Connection, chat_id: int, player: str, results_limit: int) -> PlayerCard:
+async def card(conn: Conn, chat_id: int, player: str, results_limit: int) -> PlayerCard:
     current = await current_season(conn, chat_id)
     lines = await player_lines(conn, player, chat_id)
     placed = await standing(conn, chat_id, current.season, ALL_VARIANTS, player)
@@ -289,7 +283,7 @@ async def card(conn: Connection, chat_id: int, player: str, results_limit: int) 
 
 
 async def history_page(
-    conn: Connection, chat_id: int, season: int | None, variant: str | None, limit: int
+    conn: Conn, chat_id: int, season: int | None, variant: str | None, limit: int
 ) -> HistoryPage:
     current = await current_season(conn, chat_id)
     number = current.season if season is None else season

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bot.storage.db import Connection
+from bot.storage.conn import Conn
 from bot.storage.errors import StorageError
 from bot.storage.ladder_queries import players_of
 from bot.storage.ladder_rows import (
@@ -30,7 +30,7 @@ from bot.storage.ladder_rows import (
     tally_values,
 )
 from bot.storage.records import ALL_VARIANTS, MatchRecord, Rater, Rating, Tally, player_key
-from bot.storage.rows import fetchone, insert_sql, marks, marks_for
+from bot.storage.rows import insert_sql, marks, marks_for
 
 _INSERT_MATCH = f"""
     INSERT INTO matches ({MATCH_FIELDS}, season)
@@ -52,7 +52,7 @@ _UPSERT_STANDINGS = (
     + " ON CONFLICT (chat_id, player, season, variant) DO UPDATE SET "
     + ", ".join(
         [f"{name} = excluded.{name}" for name in ("user_id", "ai_level", "name")]
-        + [f"{name} = {name} + excluded.{name}" for name in TALLY_COLUMNS]
+        + [f"{name} = ladder_standings.{name} + excluded.{name}" for name in TALLY_COLUMNS]
         + [
             f"{name} = excluded.{name}"
             for name in ("mu", "sigma", "rating", "last_match_id", "last_played_at")
@@ -61,13 +61,13 @@ _UPSERT_STANDINGS = (
 )
 
 
-async def insert_match(conn: Connection, record: MatchRecord) -> int:
+async def insert_match(conn: Conn, record: MatchRecord) -> int:
     """Store the match (in the chat's current season) and its players; returns its id. A table
     already recorded keeps its match: nothing is stored and the existing id comes back."""
-    row = await fetchone(conn, _INSERT_MATCH, (*match_values(record), record.chat_id))
+    row = await conn.fetchone(_INSERT_MATCH, (*match_values(record), record.chat_id))
     if row is None:  # already recorded for this table
-        existing = await fetchone(
-            conn, "SELECT id FROM matches WHERE table_id = ?", (record.table_id,)
+        existing = await conn.fetchone(
+            "SELECT id FROM matches WHERE table_id = ?", (record.table_id,)
         )
         assert existing is not None
         return int(existing["id"])
@@ -76,16 +76,17 @@ async def insert_match(conn: Connection, record: MatchRecord) -> int:
     return match_id
 
 
-async def apply_pending(conn: Connection, rate: Rater, chat_id: int | None, limit: int) -> int:
+async def apply_pending(conn: Conn, rate: Rater, chat_id: int | None, limit: int) -> int:
     """Rate the oldest ``limit`` matches not yet in the ladder (of one chat, or of all chats),
     in id order. Returns how many were rated."""
     where = "in_ladder = 0" + ("" if chat_id is None else " AND chat_id = ?")
     params: tuple[Any, ...] = () if chat_id is None else (chat_id,)
-    rows = list(
-        await conn.execute_fetchall(
-            f"SELECT {MATCH_COLUMNS} FROM matches WHERE {where} ORDER BY id LIMIT ?",
-            (*params, limit),
-        )
+    # Locked until the end of the transaction: a second rating of the same matches waits,
+    # then finds them rated (PostgreSQL; on SQLite one writer runs at a time anyway).
+    rows = await conn.fetchall(
+        f"SELECT {MATCH_COLUMNS} FROM matches WHERE {where} ORDER BY id LIMIT ?"
+        + conn.dialect.for_update,
+        (*params, limit),
     )
     if not rows:
         return 0
@@ -109,7 +110,7 @@ class _Line:
 
 
 async def _apply_match(
-    conn: Connection, rate: Rater, match_id: int, season: int, record: MatchRecord
+    conn: Conn, rate: Rater, match_id: int, season: int, record: MatchRecord
 ) -> None:
     seats = record.players_list
     keys = [player_key(p.user_id, p.ai_level) for p in seats]
@@ -157,10 +158,10 @@ async def _apply_match(
 
 
 async def _ratings(
-    conn: Connection, chat_id: int, season: int, scope: str, keys: Sequence[str]
+    conn: Conn, chat_id: int, season: int, scope: str, keys: Sequence[str]
 ) -> dict[str, Rating]:
     unique = sorted(set(keys))
-    rows = await conn.execute_fetchall(
+    rows = await conn.fetchall(
         f"SELECT player, mu, sigma, rating FROM ladder_standings "
         f"WHERE chat_id = ? AND player IN ({marks(len(unique))}) AND season = ? AND variant = ?",
         (chat_id, *unique, season, scope),
@@ -168,12 +169,13 @@ async def _ratings(
     return {str(row["player"]): rating_from_row(row) for row in rows}
 
 
-async def move_chat(conn: Connection, old_chat_id: int, new_chat_id: int) -> None:
+async def move_chat(conn: Conn, old_chat_id: int, new_chat_id: int) -> None:
     """After ``matches`` moved to ``new_chat_id``: move the seasons and mark the chat's
     matches for rating again (the next ladder access rebuilds its lines in id order)."""
     await conn.execute(
-        "INSERT OR IGNORE INTO ladder_seasons (chat_id, season, started_at, started_by) "
-        "SELECT ?, season, started_at, started_by FROM ladder_seasons WHERE chat_id = ?",
+        "INSERT INTO ladder_seasons (chat_id, season, started_at, started_by) "
+        "SELECT ?, season, started_at, started_by FROM ladder_seasons WHERE chat_id = ? "
+        "ON CONFLICT DO NOTHING",
         (new_chat_id, old_chat_id),
     )
     for table in ("ladder_seasons", "ladder_standings", "rating_changes"):

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import astuple, fields
 from typing import Any
 
+from bot.storage.conn import Row
 from bot.storage.errors import StorageError
 from bot.storage.records import (
     MatchPlayerRecord,
@@ -18,7 +19,7 @@ from bot.storage.records import (
     Standing,
     Tally,
 )
-from bot.storage.rows import Row, dump, opt_int, opt_str
+from bot.storage.rows import dump, opt_int, opt_str
 
 # ------------------------------------------------------------------ matches and their players
 

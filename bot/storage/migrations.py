@@ -1,4 +1,4 @@
-"""SQLite schema versions, applied in order and tracked with ``PRAGMA user_version``.
+"""Schema versions, applied in order: SQLite's tracked with ``PRAGMA user_version``.
 
 Each ``Migration`` takes the database from ``version - 1`` to ``version``: an SQL script, a
 coroutine (for data migrations that need Python), or both (script first). Each one runs in its
@@ -7,7 +7,9 @@ applied completely or not at all, and re-reading ``user_version`` inside that tr
 applying idempotent even when two processes open the same file at once.
 
 To change the schema, append a ``Migration`` with the next version number; never edit one that
-has shipped. This module is SQLite-specific: another backend behind ``Storage`` brings its own.
+has shipped. Each one carries its PostgreSQL twin too (``postgres``, the same change in
+PostgreSQL's types, kept in ``pg_schema``; ``pg_migrate`` applies those), so both backends run
+the same versions.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ from dataclasses import dataclass
 
 import aiosqlite
 
+from bot.storage import pg_schema
+from bot.storage.conn import Conn
 from bot.storage.errors import SchemaError
+from bot.storage.sqlite_conn import SqliteConn
 
 
 @dataclass(frozen=True)
@@ -26,7 +31,11 @@ class Migration:
     version: int
     name: str
     sql: str = ""
-    run: Callable[[aiosqlite.Connection], Awaitable[None]] | None = None
+    run: Callable[[Conn], Awaitable[None]] | None = None
+    """Python for a data migration, after the script, on either backend."""
+    postgres: str = ""
+    """The same change for PostgreSQL (a script run as one, with ``$$``-quoted bodies as
+    needed). Required wherever ``sql`` is set."""
 
 
 # Table names: ``game_tables`` rather than ``tables`` (a card table, not an SQL one).
@@ -250,21 +259,39 @@ CREATE INDEX outbox_table ON outbox (table_id) WHERE table_id IS NOT NULL;
 # Forum topics: a table lives in one topic of its chat (``thread_id``, the topic's message thread;
 # NULL: no topic, or a forum's General topic), and each topic may hold an active table of its
 # own. SQLite cannot change an index: the one-per-chat index goes and a per-topic one replaces it
-# (NULLs never collide in a unique index, hence ``ifnull``: thread ids are positive).
+# (NULLs never collide in a unique index, hence ``coalesce``: thread ids are positive).
 SCHEMA_V4 = """
 ALTER TABLE game_tables ADD COLUMN thread_id INTEGER CHECK (thread_id IS NULL OR thread_id > 0);
 DROP INDEX game_tables_one_active_per_chat;
 CREATE UNIQUE INDEX game_tables_one_active_per_topic
-    ON game_tables (chat_id, ifnull(thread_id, 0)) WHERE status IN ('lobby', 'playing');
+    ON game_tables (chat_id, coalesce(thread_id, 0)) WHERE status IN ('lobby', 'playing');
 """
 
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration(1, "users, chats, tables with seats and log, matches for the ladder", SCHEMA_V1),
-    Migration(2, "per-chat ladders: seasons, standings, rating history", SCHEMA_V2),
     Migration(
-        3, "the outbox: what the bot owes Telegram; table notes; when a seat last acted", SCHEMA_V3
+        1,
+        "users, chats, tables with seats and log, matches for the ladder",
+        SCHEMA_V1,
+        postgres=pg_schema.V1,
     ),
-    Migration(4, "forum topics: a table's topic, one active table per topic", SCHEMA_V4),
+    Migration(
+        2,
+        "per-chat ladders: seasons, standings, rating history",
+        SCHEMA_V2,
+        postgres=pg_schema.V2,
+    ),
+    Migration(
+        3,
+        "the outbox: what the bot owes Telegram; table notes; when a seat last acted",
+        SCHEMA_V3,
+        postgres=pg_schema.V3,
+    ),
+    Migration(
+        4,
+        "forum topics: a table's topic, one active table per topic",
+        SCHEMA_V4,
+        postgres=pg_schema.V4,
+    ),
 )
 
 
@@ -300,13 +327,22 @@ async def user_version(conn: aiosqlite.Connection) -> int:
     return int(row[0]) if row is not None else 0
 
 
-def _check_sequence(migrations: Sequence[Migration]) -> None:
+def check_sequence(migrations: Sequence[Migration]) -> None:
     for expected, migration in enumerate(migrations, start=1):
         if migration.version != expected:
             raise SchemaError(
                 f"migration versions must run 1, 2, 3, ...: found {migration.version} "
                 f"at position {expected}"
             )
+
+
+def check_not_newer(current: int, migrations: Sequence[Migration]) -> None:
+    newest = latest_version(migrations)
+    if current > newest:
+        raise SchemaError(
+            f"database schema version {current} is newer than this code ({newest}); "
+            "refusing to touch it"
+        )
 
 
 async def apply_migrations(
@@ -317,14 +353,9 @@ async def apply_migrations(
     ``conn`` must be in autocommit mode (``isolation_level=None``): each migration manages its
     own transaction.
     """
-    _check_sequence(migrations)
-    newest = latest_version(migrations)
+    check_sequence(migrations)
     current = await user_version(conn)
-    if current > newest:
-        raise SchemaError(
-            f"database schema version {current} is newer than this code ({newest}); "
-            "refusing to touch it"
-        )
+    check_not_newer(current, migrations)
     applied: list[int] = []
     for migration in migrations:
         if migration.version <= current:
@@ -343,7 +374,7 @@ async def apply_migrations(
             for statement in split_sql(migration.sql):
                 await conn.execute(statement)
             if migration.run is not None:
-                await migration.run(conn)
+                await migration.run(SqliteConn(conn))
             # PRAGMA does not take parameters; the value is an int from our own table.
             await conn.execute(f"PRAGMA user_version = {int(migration.version)}")
             await conn.commit()

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
-from bot.storage.db import Connection, Database
-from bot.storage.rows import Row, opt_int, opt_str
+from bot.storage.conn import Conn, Database, Row
+from bot.storage.rows import opt_int, opt_str
 
 
 class OutboxKind(StrEnum):
@@ -66,15 +66,17 @@ INSERT INTO outbox (kind, chat_id, table_id, seat, priority, renew, text, messag
 VALUES (?, ?, ?, ?, ?, CASE WHEN ? THEN 1 ELSE 0 END, ?, ?, ?, ?, ?)
 ON CONFLICT (kind, table_id, seat) WHERE kind IN ('table', 'hand', 'lobby') DO UPDATE SET
     chat_id = excluded.chat_id,
-    priority = min(outbox.priority, excluded.priority),
+    priority = CASE WHEN excluded.priority < outbox.priority THEN excluded.priority
+                    ELSE outbox.priority END,
     renew = CASE WHEN excluded.renew > 0 THEN outbox.version + 1 ELSE outbox.renew END,
     not_before = CASE WHEN outbox.attempts > 0 THEN outbox.not_before
-                      ELSE min(outbox.not_before, excluded.not_before) END,
+                      WHEN excluded.not_before < outbox.not_before THEN excluded.not_before
+                      ELSE outbox.not_before END,
     version = outbox.version + 1
 """
 
 
-async def owe(conn: Connection, items: Iterable[Owed], now: float) -> None:
+async def owe(conn: Conn, items: Iterable[Owed], now: float) -> None:
     """Write ``items`` inside the caller's transaction."""
     rows = [
         (
@@ -115,7 +117,7 @@ def _item(row: Row) -> Owed:
     )
 
 
-class SqliteOutbox:
+class Outbox:
     def __init__(self, db: Database) -> None:
         self._db = db
 
@@ -126,7 +128,7 @@ class SqliteOutbox:
     async def due(self, now: float, limit: int = 500) -> list[Owed]:
         """Rows that may go now, by priority, oldest first."""
         async with self._db.read() as conn:
-            rows = await conn.execute_fetchall(
+            rows = await conn.fetchall(
                 f"SELECT {_COLUMNS} FROM outbox WHERE not_before <= ? "
                 "ORDER BY priority, id LIMIT ?",
                 (now, limit),
@@ -137,7 +139,7 @@ class SqliteOutbox:
         """Chats with a post that waits for a retry, and the oldest such post's id: posts after
         it and new messages wait too."""
         async with self._db.read() as conn:
-            rows = await conn.execute_fetchall(
+            rows = await conn.fetchall(
                 "SELECT chat_id, min(id) AS first FROM outbox "
                 "WHERE kind = 'post' AND not_before > ? GROUP BY chat_id",
                 (now,),
@@ -147,10 +149,10 @@ class SqliteOutbox:
     async def next_time(self, now: float) -> float | None:
         """When the next row that is not due at ``now`` becomes due (None: no such row)."""
         async with self._db.read() as conn:
-            row = await conn.execute_fetchall(
+            row = await conn.fetchone(
                 "SELECT min(not_before) AS at FROM outbox WHERE not_before > ?", (now,)
             )
-        value = next(iter(row))["at"] if row else None
+        value = None if row is None else row["at"]
         return None if value is None else float(value)
 
     async def done(self, item: Owed, *, extra: Sequence[Owed] = ()) -> bool:
@@ -159,10 +161,10 @@ class SqliteOutbox:
         ``renew`` that was just served."""
         async with self._db.write() as conn:
             await owe(conn, extra, self._db.clock())
-            cursor = await conn.execute(
+            deleted = await conn.execute(
                 "DELETE FROM outbox WHERE id = ? AND version = ?", (item.id, item.version)
             )
-            if cursor.rowcount:
+            if deleted:
                 return True
             await conn.execute(
                 "UPDATE outbox SET attempts = 0, "
@@ -190,5 +192,6 @@ class SqliteOutbox:
         if table_id is not None:
             sql, params = sql + " WHERE table_id = ?", (table_id,)
         async with self._db.read() as conn:
-            rows = list(await conn.execute_fetchall(sql, params))
-        return int(rows[0]["n"])
+            row = await conn.fetchone(sql, params)
+        assert row is not None
+        return int(row["n"])

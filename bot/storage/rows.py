@@ -9,12 +9,10 @@ one place. Booleans are stored as 0/1, JSON-valued fields as compact JSON text.
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
-import aiosqlite
-
+from bot.storage.conn import Row
 from bot.storage.errors import StorageError
 from bot.storage.records import (
     Actor,
@@ -27,14 +25,6 @@ from bot.storage.records import (
     TableStatus,
     UserRecord,
 )
-
-Row = sqlite3.Row
-
-
-async def fetchone(conn: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> Row | None:
-    async with conn.execute(sql, params) as cursor:
-        row: Row | None = await cursor.fetchone()
-        return row
 
 
 def marks(count: int) -> str:

@@ -1,4 +1,4 @@
-"""``TableRepo`` on SQLite: tables with their seats, and their logs."""
+"""``TableRepo``, on either backend: tables with their seats, and their logs."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from dataclasses import replace
 from typing import Any
 
 from bot.storage import outbox
-from bot.storage.db import Connection, Database
+from bot.storage.conn import Conn, Database
 from bot.storage.errors import StaleVersionError, TableNotFoundError
-from bot.storage.ladder import SqliteLadder
+from bot.storage.ladder import Ladder
 from bot.storage.outbox import Owed
 from bot.storage.records import (
     ACTIVE_STATUSES,
@@ -26,7 +26,6 @@ from bot.storage.rows import (
     SEAT_COLUMNS,
     TABLE_COLUMNS,
     TABLE_FIELDS,
-    fetchone,
     insert_sql,
     log_rows,
     logged_from_row,
@@ -55,8 +54,8 @@ _INSERT_SEATS = insert_sql("seats", SEAT_COLUMNS)
 _INSERT_LOG = insert_sql("table_log", LOG_COLUMNS)
 
 
-class SqliteTables:
-    def __init__(self, db: Database, ladder: SqliteLadder) -> None:
+class Tables:
+    def __init__(self, db: Database, ladder: Ladder) -> None:
         self._db = db
         self._ladder = ladder  # a finished table's match is recorded in the save's transaction
 
@@ -66,8 +65,7 @@ class SqliteTables:
         now = self._db.clock()
         version = 1
         async with self._db.write() as conn:
-            row = await fetchone(
-                conn,
+            row = await conn.fetchone(
                 _INSERT_TABLE,
                 (table.chat_id, table.thread_id, version, now, now, *table_values(table)),
             )
@@ -92,8 +90,9 @@ class SqliteTables:
         async with self._db.read() as conn:
             tables = await _load(
                 conn,
-                f"chat_id = ? AND thread_id IS ? AND status IN {_ACTIVE_SQL}",
-                (chat_id, thread_id),
+                # The unique index's own expression: no topic is thread 0.
+                f"chat_id = ? AND coalesce(thread_id, 0) = ? AND status IN {_ACTIVE_SQL}",
+                (chat_id, thread_id or 0),
             )
         return tables[-1] if tables else None
 
@@ -128,12 +127,12 @@ class SqliteTables:
     ) -> TableRecord:
         now = self._db.clock()
         async with self._db.write() as conn:
-            row = await fetchone(
-                conn, _UPDATE_TABLE, (*table_values(table), now, table.id, expected_version)
+            row = await conn.fetchone(
+                _UPDATE_TABLE, (*table_values(table), now, table.id, expected_version)
             )
             if row is None:
-                stored = await fetchone(
-                    conn, "SELECT version FROM game_tables WHERE id = ?", (table.id,)
+                stored = await conn.fetchone(
+                    "SELECT version FROM game_tables WHERE id = ?", (table.id,)
                 )
                 if stored is None:
                     raise TableNotFoundError(f"no table with id {table.id}")
@@ -158,21 +157,19 @@ class SqliteTables:
             sql += " AND kind = ?"
             params += (kind,)
         async with self._db.read() as conn:
-            rows = await conn.execute_fetchall(sql + " ORDER BY id", params)
+            rows = await conn.fetchall(sql + " ORDER BY id", params)
         return [logged_from_row(row) for row in rows]
 
 
-async def _load(conn: Connection, where: str, params: tuple[Any, ...]) -> list[TableRecord]:
+async def _load(conn: Conn, where: str, params: tuple[Any, ...]) -> list[TableRecord]:
     """Tables matching ``where`` (an SQL condition on ``game_tables``; constants and ``?`` only)
     with their seats, ordered by id."""
-    table_rows = list(
-        await conn.execute_fetchall(
-            f"SELECT {TABLE_COLUMNS} FROM game_tables WHERE {where} ORDER BY id", params
-        )
+    table_rows = await conn.fetchall(
+        f"SELECT {TABLE_COLUMNS} FROM game_tables WHERE {where} ORDER BY id", params
     )
     if not table_rows:
         return []
-    found = await conn.execute_fetchall(
+    found = await conn.fetchall(
         f"SELECT {SEAT_COLUMNS} FROM seats "
         f"WHERE table_id IN (SELECT id FROM game_tables WHERE {where}) "
         "ORDER BY table_id, seat",

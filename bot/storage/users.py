@@ -1,20 +1,20 @@
-"""``UserRepo`` on SQLite."""
+"""``UserRepo``, on either backend."""
 
 from __future__ import annotations
 
-from bot.storage.db import Database
+from bot.storage.conn import Database
 from bot.storage.records import UserRecord
-from bot.storage.rows import USER_COLUMNS, fetchone, marks, user_from_row, user_values
+from bot.storage.rows import USER_COLUMNS, marks, user_from_row, user_values
 
 
-class SqliteUsers:
+class Users:
     def __init__(self, db: Database) -> None:
         self._db = db
 
     async def get(self, user_id: int) -> UserRecord | None:
         async with self._db.read() as conn:
-            row = await fetchone(
-                conn, f"SELECT {USER_COLUMNS} FROM users WHERE user_id = ?", (user_id,)
+            row = await conn.fetchone(
+                f"SELECT {USER_COLUMNS} FROM users WHERE user_id = ?", (user_id,)
             )
         return None if row is None else user_from_row(row)
 
@@ -54,9 +54,8 @@ class SqliteUsers:
 
     async def find_by_username(self, username: str) -> UserRecord | None:
         async with self._db.read() as conn:
-            row = await fetchone(
-                conn,
-                f"SELECT {USER_COLUMNS} FROM users WHERE username = ? COLLATE NOCASE "
+            row = await conn.fetchone(
+                f"SELECT {USER_COLUMNS} FROM users WHERE {conn.dialect.username_is} "
                 "ORDER BY updated_at DESC LIMIT 1",
                 (username.removeprefix("@"),),
             )

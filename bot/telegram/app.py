@@ -82,7 +82,7 @@ def build(config: Config) -> Application:  # type: ignore[type-arg]
 
 def _post_init(config: Config):  # type: ignore[no-untyped-def]
     async def post_init(app: Application) -> None:  # type: ignore[type-arg]
-        storage = await open_storage(config.db)
+        storage = await open_storage(config.storage)
         assert app.job_queue is not None
         settings = Settings(
             bot_username=app.bot.username,

@@ -1,4 +1,5 @@
-"""The ladder in SQLite: rating recorded matches, seasons, queries, upgrades from version 1."""
+"""The ladder on both backends (``target``): rating recorded matches, seasons, queries; on SQLite
+also its query plans and the upgrade from version 1."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from pathlib import Path
 
 import aiosqlite
 import pytest
+from conftest import MakeTarget
 from ladder_fixtures import START, free_for_all, teams
+from storage_targets import Target
 
 from bot.service.rating import rate
 from bot.storage import (
@@ -20,6 +23,7 @@ from bot.storage import (
     Rating,
     RatingChange,
     SqliteStorage,
+    Storage,
     TableRecord,
     TableStatus,
     UserRecord,
@@ -44,8 +48,8 @@ def db_path(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-async def storage(db_path: str) -> AsyncIterator[SqliteStorage]:
-    store = await SqliteStorage.open(db_path, clock=Clock())
+async def storage(target: Target) -> AsyncIterator[Storage]:
+    store = await target.open(clock=Clock())
     yield store
     await store.close()
 
@@ -59,11 +63,11 @@ def query(db_path: str, sql: str, params: tuple[object, ...] = ()) -> list[sqlit
         conn.close()
 
 
-def dump_ladder(db_path: str) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
-    standings = query(
-        db_path, "SELECT * FROM ladder_standings ORDER BY chat_id, player, season, variant"
+async def dump_ladder(target: Target) -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+    standings = await target.query(
+        "SELECT * FROM ladder_standings ORDER BY chat_id, player, season, variant"
     )
-    changes = query(db_path, "SELECT * FROM rating_changes ORDER BY match_id, seat, variant")
+    changes = await target.query("SELECT * FROM rating_changes ORDER BY match_id, seat, variant")
     return [tuple(r) for r in standings], [tuple(r) for r in changes]
 
 
@@ -74,7 +78,7 @@ CHAT = -100
 
 
 async def test_a_recorded_match_is_rated_in_its_variant_and_overall(
-    storage: SqliteStorage, db_path: str
+    storage: Storage, target: Target
 ) -> None:
     match_id = await storage.ladder.record(teams(1, CHAT, [1, 2], [3, "strong"]), rate=rate)
 
@@ -104,8 +108,7 @@ async def test_a_recorded_match_is_rated_in_its_variant_and_overall(
     assert await storage.ladder.top(CHAT, 1, "moscow") == []
 
     # every seat's rating before and after, per scope
-    changes = query(
-        db_path,
+    changes = await target.query(
         "SELECT seat, variant, rank, rating_before, rating_after FROM rating_changes "
         "WHERE match_id = ? ORDER BY variant, seat",
         (match_id,),
@@ -116,22 +119,22 @@ async def test_a_recorded_match_is_rated_in_its_variant_and_overall(
         won = row["seat"] % 2 == 0
         assert row["rank"] == (1 if won else 2)
         assert (row["rating_after"] > row["rating_before"]) is won
-    assert query(db_path, "SELECT in_ladder, season FROM matches")[0][:] == (1, 1)
+    assert (await target.query("SELECT in_ladder, season FROM matches"))[0][:] == (1, 1)
 
 
-async def test_recording_the_same_table_again_counts_once(
-    storage: SqliteStorage, db_path: str
-) -> None:
+async def test_recording_the_same_table_again_counts_once(storage: Storage, target: Target) -> None:
     record = teams(7, CHAT, [1, 2], [3, 4])
     first = await storage.ladder.record(record, rate=rate)
-    before = dump_ladder(db_path)
+    before = await dump_ladder(target)
     assert await storage.ladder.record(copy.deepcopy(record), rate=rate) == first
-    assert dump_ladder(db_path) == before
+    assert await dump_ladder(target) == before
     line = await storage.ladder.standing(CHAT, 1, ALL_VARIANTS, "u1")
     assert line is not None and line[1].tally.matches == 1
 
 
-async def test_rating_later_gives_the_same_ladder_as_rating_at_once(tmp_path: Path) -> None:
+async def test_rating_later_gives_the_same_ladder_as_rating_at_once(
+    make_target: MakeTarget,
+) -> None:
     matches = [
         teams(1, CHAT, [1, 2], [3, 4]),
         teams(2, CHAT, [3, 1], [2, "basic"], variant="ziege"),
@@ -139,44 +142,44 @@ async def test_rating_later_gives_the_same_ladder_as_rating_at_once(tmp_path: Pa
         teams(4, -200, [1, 5], [6, 7]),
         teams(5, CHAT, [2, 4], [1, 3]),
     ]
-    at_once, later = str(tmp_path / "a.sqlite3"), str(tmp_path / "b.sqlite3")
-    store = await SqliteStorage.open(at_once, clock=Clock())
+    at_once, later = await make_target(), await make_target()
+    store = await at_once.open(clock=Clock())
     for match in matches:
         await store.ladder.record(match, rate=rate)
     await store.close()
-    store = await SqliteStorage.open(later, clock=Clock())
+    store = await later.open(clock=Clock())
     for match in matches:
         await store.ladder.record(match)
-    assert dump_ladder(later) == ([], [])
+    assert await dump_ladder(later) == ([], [])
     assert await store.ladder.update(rate, CHAT) == 4
     assert await store.ladder.update(rate) == 1  # the other chat
     assert await store.ladder.update(rate) == 0
     await store.close()
-    assert dump_ladder(later) == dump_ladder(at_once)
+    assert await dump_ladder(later) == await dump_ladder(at_once)
 
 
-async def test_a_backlog_is_rated_in_batches_in_order(tmp_path: Path) -> None:
+async def test_a_backlog_is_rated_in_batches_in_order(make_target: MakeTarget) -> None:
     matches = [teams(n, CHAT, [n % 5, 10 + n % 3], [20 + n % 4, "basic"]) for n in range(1, 12)]
-    at_once, batched = str(tmp_path / "a.sqlite3"), str(tmp_path / "b.sqlite3")
-    store = await SqliteStorage.open(at_once, clock=Clock())
+    at_once, batched = await make_target(), await make_target()
+    store = await at_once.open(clock=Clock())
     for match in matches:
         await store.ladder.record(match, rate=rate)
     await store.close()
-    store = await SqliteStorage.open(batched, clock=Clock())
-    store.ladder.batch = 3
+    store = await batched.open(clock=Clock())
+    store.ladder.batch = 3  # type: ignore[attr-defined]
     for match in matches[:8]:
         await store.ladder.record(match)  # a backlog, as after an upgrade
     # a new match catches up three older ones; the rest and the new one wait, in order
     await store.ladder.record(matches[8], rate=rate)
-    assert query(batched, "SELECT count(*) FROM matches WHERE in_ladder = 1")[0][0] == 3
+    assert await batched.count("SELECT count(*) FROM matches WHERE in_ladder = 1") == 3
     assert await store.ladder.update(rate, CHAT) == 6
     for match in matches[9:]:
         await store.ladder.record(match, rate=rate)
     await store.close()
-    assert dump_ladder(batched) == dump_ladder(at_once)
+    assert await dump_ladder(batched) == await dump_ladder(at_once)
 
 
-async def test_records_without_sides_do_not_break_the_ladder(storage: SqliteStorage) -> None:
+async def test_records_without_sides_do_not_break_the_ladder(storage: Storage) -> None:
     empty = teams(1, CHAT, [1, 2], [3, 4])
     empty.players_list.clear()
     lonely = teams(2, CHAT, [1, 2], [3, 4])
@@ -189,18 +192,18 @@ async def test_records_without_sides_do_not_break_the_ladder(storage: SqliteStor
     assert lines["u1"].tally.matches == 2 and lines["u1"].rating.value > 1000
 
 
-async def test_a_failing_rater_records_nothing(storage: SqliteStorage, db_path: str) -> None:
+async def test_a_failing_rater_records_nothing(storage: Storage, target: Target) -> None:
     def broken(match: MatchRecord, before: Sequence[Rating | None]) -> list[RatingChange]:
         raise RuntimeError("model exploded")
 
     with pytest.raises(RuntimeError):
         await storage.ladder.record(teams(1, CHAT, [1, 2], [3, 4]), rate=broken)
-    assert query(db_path, "SELECT count(*) FROM matches")[0][0] == 0
-    assert dump_ladder(db_path) == ([], [])
+    assert (await target.query("SELECT count(*) FROM matches"))[0][0] == 0
+    assert await dump_ladder(target) == ([], [])
 
 
 async def test_finishing_a_table_records_and_rates_in_one_transaction(
-    storage: SqliteStorage, db_path: str
+    storage: Storage, target: Target
 ) -> None:
     table = await storage.tables.create(
         TableRecord(
@@ -217,10 +220,12 @@ async def test_finishing_a_table_records_and_rates_in_one_transaction(
         await storage.tables.save(
             stale, expected_version=1, match=teams(table.id + 1, CHAT, [5, 6], [7, 8]), rate=rate
         )
-    assert query(db_path, "SELECT count(*) FROM ladder_standings WHERE player = 'u5'")[0][0] == 0
+    assert (await target.query("SELECT count(*) FROM ladder_standings WHERE player = 'u5'"))[0][
+        0
+    ] == 0
 
 
-async def test_one_computer_level_in_several_seats_is_one_line(storage: SqliteStorage) -> None:
+async def test_one_computer_level_in_several_seats_is_one_line(storage: Storage) -> None:
     await storage.ladder.record(teams(1, CHAT, [1, "strong"], ["strong", 2]), rate=rate)
     lines = {line.player: line for line in await storage.ladder.top(CHAT, 1, ALL_VARIANTS)}
     assert set(lines) == {"u1", "u2", "ai:strong"}
@@ -232,7 +237,7 @@ async def test_one_computer_level_in_several_seats_is_one_line(storage: SqliteSt
 
 
 async def test_a_reset_starts_a_season_and_keeps_the_old_one(
-    storage: SqliteStorage, db_path: str
+    storage: Storage, target: Target
 ) -> None:
     assert (await storage.ladder.season(CHAT)).season == 1
     await storage.ladder.record(teams(1, CHAT, [1, 2], [3, 4]), rate=rate)
@@ -253,7 +258,10 @@ async def test_a_reset_starts_a_season_and_keeps_the_old_one(
     # a fresh start: the old winners begin again from the newcomers' rating
     assert all(line.tally.matches == 1 for line in new_top)
     assert fresh["u3"].rating.value > 1000 > fresh["u1"].rating.value
-    assert [r["season"] for r in query(db_path, "SELECT season FROM matches ORDER BY id")] == [1, 2]
+    assert [r["season"] for r in await target.query("SELECT season FROM matches ORDER BY id")] == [
+        1,
+        2,
+    ]
     assert [m.season for m in await storage.ladder.history(chat_id=CHAT, season=1)] == [1]
     # other chats are untouched
     assert (await storage.ladder.season(-5)).season == 1
@@ -262,7 +270,7 @@ async def test_a_reset_starts_a_season_and_keeps_the_old_one(
 # ------------------------------------------------------------------ queries
 
 
-async def test_top_ranks_and_the_callers_line(storage: SqliteStorage) -> None:
+async def test_top_ranks_and_the_callers_line(storage: Storage) -> None:
     # 12 players, player i wins i matches against the others' rotating pairs
     table_id = 0
     for round_ in range(6):
@@ -285,7 +293,7 @@ async def test_top_ranks_and_the_callers_line(storage: SqliteStorage) -> None:
     assert await storage.ladder.standing(CHAT, 1, ALL_VARIANTS, "u999") is None
 
 
-async def test_player_lines_results_and_history(storage: SqliteStorage) -> None:
+async def test_player_lines_results_and_history(storage: Storage) -> None:
     await storage.ladder.record(teams(1, CHAT, [1, 2], [3, 4]), rate=rate)
     await storage.ladder.record(free_for_all(2, CHAT, [3, 1, 4]), rate=rate)
     await storage.ladder.record(teams(3, CHAT, [3, 4], [1, 2], variant="ziege"), rate=rate)
@@ -327,7 +335,7 @@ async def test_player_lines_results_and_history(storage: SqliteStorage) -> None:
     assert await storage.ladder.history(chat_id=CHAT, season=2) == []
 
 
-async def test_find_user_by_username(storage: SqliteStorage) -> None:
+async def test_find_user_by_username(storage: Storage) -> None:
     await storage.users.upsert(UserRecord(5, "Vera", username="VeraK"))
     await storage.users.upsert(UserRecord(6, "Gleb"))
     found = await storage.users.find_by_username("@verak")
@@ -336,7 +344,7 @@ async def test_find_user_by_username(storage: SqliteStorage) -> None:
 
 
 async def test_a_chat_migration_moves_and_rebuilds_its_ladder(
-    storage: SqliteStorage, db_path: str
+    storage: Storage, target: Target
 ) -> None:
     await storage.chats.upsert(ChatRecord(-1, "group"))
     await storage.ladder.record(teams(1, -1, [1, 2], [3, 4]), rate=rate)
@@ -344,7 +352,7 @@ async def test_a_chat_migration_moves_and_rebuilds_its_ladder(
     await storage.ladder.record(teams(2, -1, [3, 4], [1, 2]), rate=rate)
     before = {season: await storage.ladder.top(-1, season, ALL_VARIANTS) for season in (1, 2)}
     await storage.chats.migrate(-1, -1001)
-    assert dump_ladder(db_path) == ([], [])  # to be rebuilt from the moved matches
+    assert await dump_ladder(target) == ([], [])  # to be rebuilt from the moved matches
     assert (await storage.ladder.season(-1001)).season == 2
     assert (await storage.ladder.season(-1)).season == 1
     assert await storage.ladder.update(rate, -1001) == 2
@@ -355,7 +363,8 @@ async def test_a_chat_migration_moves_and_rebuilds_its_ladder(
         ]
 
 
-async def test_the_ladder_queries_use_their_indexes(storage: SqliteStorage, db_path: str) -> None:
+async def test_the_ladder_queries_use_their_indexes(db_path: str) -> None:
+    storage = await SqliteStorage.open(db_path, clock=Clock())
     for table_id in range(1, 30):
         await storage.ladder.record(teams(table_id, CHAT, [1, 2], [3, 4]), rate=rate)
     await storage.ladder.record(teams(99, -5, [1, 2], [3, 4]), rate=rate)
@@ -381,6 +390,7 @@ async def test_the_ladder_queries_use_their_indexes(storage: SqliteStorage, db_p
                 assert step in ("SCAN r", "SCAN x"), (name, plan)
             if "TEMP B-TREE" in step:
                 assert "MATERIALIZE" in plan, (name, plan)
+    await storage.close()
 
 
 # ------------------------------------------------------------------ upgrading version 1

@@ -8,15 +8,16 @@ from pathlib import Path
 
 import pytest
 from service_fakes import FakeMessenger, FakeScheduler, make_core
+from storage_targets import Target
 
 from bot.service.budget import Budget, Limits, Window
 from bot.service.sender import Sender, heads
-from bot.storage import OutboxKind, Owed, Priority, SqliteStorage
+from bot.storage import OutboxKind, Owed, Priority, SqliteStorage, Storage
 
 
 @pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
-    store = await SqliteStorage.open(str(tmp_path / "kozel.sqlite3"))
+async def storage(target: Target) -> AsyncIterator[Storage]:
+    store = await target.open()
     yield store
     await store.close()
 
@@ -29,7 +30,7 @@ def post(text: str, chat: int = -100) -> Owed:
     return Owed(OutboxKind.POST, chat, Priority.GROUP, 7, text=text)
 
 
-async def test_marks_of_one_message_merge_and_posts_stay_apart(storage: SqliteStorage) -> None:
+async def test_marks_of_one_message_merge_and_posts_stay_apart(storage: Storage) -> None:
     await storage.outbox.add([hand_mark(Priority.WAITING, at=50.0), post("deal 1")])
     await storage.outbox.add([hand_mark(Priority.TURN, renew=True, at=10.0), post("deal 2")])
     due = await storage.outbox.due(now=100.0)
@@ -41,7 +42,7 @@ async def test_marks_of_one_message_merge_and_posts_stay_apart(storage: SqliteSt
 
 
 async def test_a_mark_made_again_while_it_was_sent_stays_for_the_newer_state(
-    storage: SqliteStorage,
+    storage: Storage,
 ) -> None:
     await storage.outbox.add([hand_mark(Priority.TURN, renew=True)])
     (sent,) = await storage.outbox.due(now=1.0)
@@ -54,7 +55,7 @@ async def test_a_mark_made_again_while_it_was_sent_stays_for_the_newer_state(
 
 
 async def test_finishing_a_row_writes_what_it_owes_in_the_same_transaction(
-    storage: SqliteStorage,
+    storage: Storage,
 ) -> None:
     await storage.outbox.add([hand_mark(Priority.TURN)])
     (item,) = await storage.outbox.due(now=1.0)
@@ -64,7 +65,7 @@ async def test_finishing_a_row_writes_what_it_owes_in_the_same_transaction(
     assert left.kind is OutboxKind.DELETE and left.message_id == 55
 
 
-async def test_retries_wait_and_a_dropped_row_is_gone(storage: SqliteStorage) -> None:
+async def test_retries_wait_and_a_dropped_row_is_gone(storage: Storage) -> None:
     await storage.outbox.add([post("result")])
     (item,) = await storage.outbox.due(now=1.0)
     await storage.outbox.retry(item, not_before=30.0)
@@ -76,7 +77,7 @@ async def test_retries_wait_and_a_dropped_row_is_gone(storage: SqliteStorage) ->
     assert await storage.outbox.next_time(now=20.0) is None
 
 
-async def test_a_chat_migration_takes_its_owed_messages_along(storage: SqliteStorage) -> None:
+async def test_a_chat_migration_takes_its_owed_messages_along(storage: Storage) -> None:
     await storage.outbox.add([post("result", chat=-100)])
     await storage.chats.migrate(-100, -1001)
     (item,) = await storage.outbox.due(now=1.0)

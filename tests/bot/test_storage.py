@@ -1,4 +1,6 @@
-"""The SQLite storage layer, against real database files in ``tmp_path``."""
+"""The storage layer against real stores: each shared test runs on a SQLite file in ``tmp_path``
+and on a PostgreSQL database (``target``); the SQLite-only ones (WAL, pragmas, its migration
+runner) take ``db_path``."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import aiosqlite
 import pytest
+from storage_targets import Target
 
 from bot.storage import (
     ActiveTableExistsError,
@@ -59,8 +62,8 @@ def db_path(tmp_path: Path) -> str:
 
 
 @pytest.fixture
-async def storage(db_path: str) -> AsyncIterator[SqliteStorage]:
-    store = await SqliteStorage.open(db_path, clock=Clock())
+async def storage(target: Target) -> AsyncIterator[Storage]:
+    store = await target.open(clock=Clock())
     yield store
     await store.close()
 
@@ -191,7 +194,7 @@ async def test_open_creates_missing_directories(tmp_path: Path) -> None:
     assert path.exists()
 
 
-async def test_a_closed_store_refuses_work(storage: SqliteStorage) -> None:
+async def test_a_closed_store_refuses_work(storage: Storage) -> None:
     await storage.close()
     assert storage.is_closed
     with pytest.raises(StorageError):
@@ -295,7 +298,7 @@ def test_split_sql_respects_strings_and_trigger_bodies() -> None:
 # ----------------------------------------------------------------------------------- users
 
 
-async def test_user_upsert_keeps_the_language_override(storage: SqliteStorage) -> None:
+async def test_user_upsert_keeps_the_language_override(storage: Storage) -> None:
     assert await storage.users.get(7) is None
     await storage.users.upsert(UserRecord(user_id=7, first_name="Ann", language_code="en"))
     await storage.users.set_language(7, "ru")
@@ -334,7 +337,7 @@ async def test_user_upsert_keeps_the_language_override(storage: SqliteStorage) -
     assert user is not None and user.language == "uk"
 
 
-async def test_set_user_language_and_can_message(storage: SqliteStorage) -> None:
+async def test_set_user_language_and_can_message(storage: Storage) -> None:
     await storage.users.upsert(UserRecord(user_id=8, first_name="Bo"))
     await storage.users.set_language(8, "de")
     await storage.users.set_can_message(8, True)
@@ -349,7 +352,7 @@ async def test_set_user_language_and_can_message(storage: SqliteStorage) -> None
 # ----------------------------------------------------------------------------------- chats
 
 
-async def test_chat_settings_round_trip(storage: SqliteStorage) -> None:
+async def test_chat_settings_round_trip(storage: Storage) -> None:
     assert await storage.chats.get(-100) is None
     chat = ChatRecord(chat_id=-100, title="Козёл по пятницам")
     await storage.chats.upsert(chat)
@@ -370,7 +373,7 @@ async def test_chat_settings_round_trip(storage: SqliteStorage) -> None:
 # ---------------------------------------------------------------------------------- tables
 
 
-async def test_create_table_assigns_id_version_and_times(storage: SqliteStorage) -> None:
+async def test_create_table_assigns_id_version_and_times(storage: Storage) -> None:
     table = new_table(users=(1, 2))
     created = await storage.tables.create(table)
     assert created is table
@@ -383,7 +386,7 @@ async def test_create_table_assigns_id_version_and_times(storage: SqliteStorage)
 
 
 async def test_table_with_seats_and_match_state_round_trips_exactly(
-    storage: SqliteStorage,
+    storage: Storage,
 ) -> None:
     table = await storage.tables.create(full_table())
     loaded = await storage.tables.get(table.id)
@@ -408,7 +411,7 @@ async def test_table_with_seats_and_match_state_round_trips_exactly(
 
 
 async def test_save_table_with_a_stale_version_raises_and_changes_nothing(
-    storage: SqliteStorage,
+    storage: Storage,
 ) -> None:
     table = await storage.tables.create(full_table())
     await storage.tables.save(table, expected_version=1)  # now version 2
@@ -427,7 +430,7 @@ async def test_save_table_with_a_stale_version_raises_and_changes_nothing(
     assert await storage.tables.log(table.id) == []
 
 
-async def test_save_table_of_an_unknown_table(storage: SqliteStorage) -> None:
+async def test_save_table_of_an_unknown_table(storage: Storage) -> None:
     ghost = new_table()
     ghost.id = 404
     with pytest.raises(TableNotFoundError):
@@ -435,7 +438,7 @@ async def test_save_table_of_an_unknown_table(storage: SqliteStorage) -> None:
 
 
 async def test_concurrent_saves_with_the_same_version_exactly_one_wins(
-    storage: SqliteStorage,
+    storage: Storage,
 ) -> None:
     table = await storage.tables.create(new_table(users=(1, 2)))
     copies = []
@@ -462,7 +465,7 @@ async def test_concurrent_saves_with_the_same_version_exactly_one_wins(
     assert [e.text for e in log] == [f"rename {copies.index(winners[0])}"]
 
 
-async def test_active_table_queries(storage: SqliteStorage) -> None:
+async def test_active_table_queries(storage: Storage) -> None:
     lobby = await storage.tables.create(new_table(-1, users=(1, 2)))
     playing = await storage.tables.create(new_table(-2, status=TableStatus.PLAYING, users=(3,)))
     done = await storage.tables.create(new_table(-3, status=TableStatus.FINISHED, users=(4, 5)))
@@ -488,7 +491,7 @@ async def test_active_table_queries(storage: SqliteStorage) -> None:
     assert (done.id, gone.id) != (0, 0)
 
 
-async def test_a_chat_has_at_most_one_active_table(storage: SqliteStorage) -> None:
+async def test_a_chat_has_at_most_one_active_table(storage: Storage) -> None:
     first = await storage.tables.create(new_table(-1))
     with pytest.raises(ActiveTableExistsError):
         await storage.tables.create(new_table(-1, status=TableStatus.PLAYING))
@@ -504,7 +507,7 @@ async def test_a_chat_has_at_most_one_active_table(storage: SqliteStorage) -> No
     assert (await storage.tables.create(new_table(-1))).id > finished.id
 
 
-async def test_each_forum_topic_of_a_chat_has_its_own_active_table(storage: SqliteStorage) -> None:
+async def test_each_forum_topic_of_a_chat_has_its_own_active_table(storage: Storage) -> None:
     general = await storage.tables.create(new_table(-1))
     topic = new_table(-1, users=(2,))
     topic.thread_id = 7
@@ -559,7 +562,7 @@ async def test_schema_4_keeps_tables_and_their_uniqueness(db_path: str) -> None:
     assert "game_tables_one_active_per_chat" not in names
 
 
-async def test_a_failed_save_writes_no_log_and_no_seats(storage: SqliteStorage) -> None:
+async def test_a_failed_save_writes_no_log_and_no_seats(storage: Storage) -> None:
     table = await storage.tables.create(new_table(users=(1, 2)))
     before = await storage.tables.get(table.id)
     table.seats.append(SeatRecord(seat=2, user_id=1, name="the same user again"))
@@ -584,7 +587,7 @@ async def test_a_failed_save_writes_no_log_and_no_seats(storage: SqliteStorage) 
 
 
 async def test_log_is_written_with_the_table_and_read_back_in_order(
-    storage: SqliteStorage, db_path: str
+    storage: Storage, target: Target
 ) -> None:
     table = await storage.tables.create(new_table(users=(1, 2)))
     table.status = TableStatus.PLAYING
@@ -620,7 +623,9 @@ async def test_log_is_written_with_the_table_and_read_back_in_order(
     ]
     # read back as the enums, stored as their plain strings
     assert all(isinstance(e.kind, LogKind) and isinstance(e.by, Actor) for e in log)
-    assert [tuple(r) for r in query(db_path, "SELECT kind, by FROM table_log ORDER BY id")][:3] == [
+    assert [tuple(r) for r in await target.query("SELECT kind, by FROM table_log ORDER BY id")][
+        :3
+    ] == [
         ("lobby", "human"),
         ("deal", "system"),
         ("action", "human"),
@@ -640,7 +645,7 @@ async def test_log_is_written_with_the_table_and_read_back_in_order(
 
 
 async def test_migrate_chat_moves_the_chat_its_tables_and_matches(
-    storage: SqliteStorage, db_path: str
+    storage: Storage, target: Target
 ) -> None:
     await storage.chats.upsert(ChatRecord(-1, "group", language="ru", settings={"v": 1}))
     await storage.chats.upsert(ChatRecord(-100777, "supergroup"))  # raced in with defaults
@@ -658,7 +663,7 @@ async def test_migrate_chat_moves_the_chat_its_tables_and_matches(
     assert moved is not None and moved.id == live.id and moved.version == live.version
     old_now = await storage.tables.get(old.id)
     assert old_now is not None and old_now.chat_id == -100777
-    assert [r["chat_id"] for r in query(db_path, "SELECT chat_id FROM matches")] == [-100777]
+    assert [r["chat_id"] for r in await target.query("SELECT chat_id FROM matches")] == [-100777]
     assert (await storage.tables.get(elsewhere.id)) == elsewhere
 
     # a save from a copy loaded before the migration does not move the table back
@@ -668,7 +673,7 @@ async def test_migrate_chat_moves_the_chat_its_tables_and_matches(
     assert (await storage.tables.get(live.id)) == live
 
 
-async def test_migrate_chat_without_a_chat_row_still_moves_tables(storage: SqliteStorage) -> None:
+async def test_migrate_chat_without_a_chat_row_still_moves_tables(storage: Storage) -> None:
     table = await storage.tables.create(new_table(-5))
     await storage.chats.migrate(-5, -1005)
     moved = await storage.tables.get(table.id)
@@ -677,7 +682,7 @@ async def test_migrate_chat_without_a_chat_row_still_moves_tables(storage: Sqlit
     await storage.chats.migrate(-1005, -1005)  # same id: nothing to do
 
 
-async def test_migrate_chat_refuses_to_merge_two_active_tables(storage: SqliteStorage) -> None:
+async def test_migrate_chat_refuses_to_merge_two_active_tables(storage: Storage) -> None:
     a = await storage.tables.create(new_table(-1))
     b = await storage.tables.create(new_table(-100999))
     await storage.chats.upsert(ChatRecord(-1, "g"))
@@ -709,13 +714,13 @@ async def test_migrate_chat_moves_tables_of_both_kinds_when_topics_differ(
 
 
 async def test_record_match_stores_the_match_and_its_players(
-    storage: SqliteStorage, db_path: str
+    storage: Storage, target: Target
 ) -> None:
     record = match_record(table_id=42)
     match_id = await storage.ladder.record(record)
     assert match_id > 0
 
-    (row,) = query(db_path, "SELECT * FROM matches")
+    (row,) = await target.query("SELECT * FROM matches")
     assert (
         row["id"],
         row["table_id"],
@@ -726,8 +731,8 @@ async def test_record_match_stores_the_match_and_its_players(
         row["goat_with_eggs"],
     ) == (match_id, 42, -100, "street", 4, 4, 0)
     assert row["finished_at"] == 1_700_000_900.5
-    players = query(
-        db_path, "SELECT * FROM match_players WHERE match_id = ? ORDER BY seat", (match_id,)
+    players = await target.query(
+        "SELECT * FROM match_players WHERE match_id = ? ORDER BY seat", (match_id,)
     )
     assert [
         MatchPlayerRecord(
@@ -751,16 +756,20 @@ async def test_record_match_stores_the_match_and_its_players(
 
     # the same table again (a retry after a crash) counts once
     assert await storage.ladder.record(match_record(table_id=42)) == match_id
-    assert query(db_path, "SELECT count(*) FROM match_players")[0][0] == 4
+    assert (await target.query("SELECT count(*) FROM match_players"))[0][0] == 4
     assert await storage.ladder.record(match_record(table_id=43)) != match_id
 
     # the ladder's indexes exist
-    indexes = {r[0] for r in query(db_path, "SELECT name FROM sqlite_master WHERE type='index'")}
+    if target.is_postgres:
+        sql = "SELECT indexname FROM pg_indexes WHERE schemaname = 'public'"
+    else:
+        sql = "SELECT name FROM sqlite_master WHERE type='index'"
+    indexes = {r[0] for r in await target.query(sql)}
     assert {"matches_chat_finished", "match_players_user"} <= indexes
 
 
 async def test_finishing_a_table_and_recording_its_match_is_one_transaction(
-    storage: SqliteStorage, db_path: str
+    storage: Storage, target: Target
 ) -> None:
     table = await storage.tables.create(new_table(users=(11, 22)))
     stale = copy.deepcopy(table)
@@ -773,14 +782,14 @@ async def test_finishing_a_table_and_recording_its_match_is_one_transaction(
     )
     with pytest.raises(StaleVersionError):
         await storage.tables.save(stale, expected_version=1, match=match_record(table.id + 1))
-    assert [r["table_id"] for r in query(db_path, "SELECT table_id FROM matches")] == [table.id]
+    assert [r["table_id"] for r in await target.query("SELECT table_id FROM matches")] == [table.id]
 
 
 # ------------------------------------------------------------------------------ durability
 
 
-async def test_everything_survives_closing_and_reopening(db_path: str) -> None:
-    store = await SqliteStorage.open(db_path)
+async def test_everything_survives_closing_and_reopening(target: Target) -> None:
+    store = await target.open()
     await store.users.upsert(UserRecord(1, "Ann", "ann", "en", "ru", True, 1))
     await store.chats.upsert(ChatRecord(-100, "group", "de", 90, {"variant": "ziege"}))
     table = await store.tables.create(full_table())
@@ -791,9 +800,9 @@ async def test_everything_survives_closing_and_reopening(db_path: str) -> None:
     await store.close()
 
     # committed data is in the file, readable by another connection, before and after reopening
-    assert query(db_path, "SELECT version FROM game_tables")[0][0] == 2
+    assert (await target.query("SELECT version FROM game_tables"))[0][0] == 2
 
-    store = await SqliteStorage.open(db_path)
+    store = await target.open()
     try:
         assert await store.users.get(1) == UserRecord(1, "Ann", "ann", "en", "ru", True, 1)
         assert await store.chats.get(-100) == ChatRecord(
@@ -807,14 +816,16 @@ async def test_everything_survives_closing_and_reopening(db_path: str) -> None:
 
 
 async def test_a_commit_is_visible_to_another_connection_while_the_store_is_open(
-    storage: SqliteStorage, db_path: str
+    storage: Storage, target: Target
 ) -> None:
     table = await storage.tables.create(new_table())
     await storage.tables.save(table, expected_version=1)
-    assert query(db_path, "SELECT version FROM game_tables WHERE id = ?", (table.id,))[0][0] == 2
+    assert (await target.query("SELECT version FROM game_tables WHERE id = ?", (table.id,)))[0][
+        0
+    ] == 2
 
 
-async def test_reads_never_see_a_half_done_write(storage: SqliteStorage) -> None:
+async def test_reads_never_see_a_half_done_write(storage: Storage) -> None:
     table = await storage.tables.create(new_table(users=(1, 2, 3, 4)))
     edited = copy.deepcopy(table)
     edited.seats = [
@@ -834,7 +845,7 @@ async def test_reads_never_see_a_half_done_write(storage: SqliteStorage) -> None
     assert reads >= 5
 
 
-async def test_a_cancelled_save_leaves_a_consistent_usable_store(storage: SqliteStorage) -> None:
+async def test_a_cancelled_save_leaves_a_consistent_usable_store(storage: Storage) -> None:
     table = await storage.tables.create(new_table(users=(1, 2)))
     for steps in range(0, 40, 3):
         current = await storage.tables.get(table.id)

@@ -6,18 +6,25 @@ buttons on their private hand message (card toggles, confirm buttons, special le
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import random
 import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import asyncpg
+import pytest
 from fakebot.fixtures import BotProcessFactory
 from fakebot.models import Button, StoredMessage, Topic
 from fakebot.process import BotProcess
 from fakebot.server import FakeTelegram
 from fakebot.users import SimGroup, SimUser
+
+from bot.storage.pg_conn import numbered
 
 HAND_DATA = re.compile(r"^v1:\d+:\d+:(tog|act|clr|back)")
 TURN_MARK = "👉"
@@ -260,23 +267,41 @@ async def open_table(
 
 # ------------------------------------------------------------------ the bot's database
 
-
-def table_log(db: Path) -> list[tuple[str, int | None, str]]:
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT kind, ply, text FROM table_log ORDER BY id").fetchall()
-    return [(str(k), p, str(t)) for k, p, t in rows]
+# Parametrizes a test over both backends of the bot it starts (``bot_process``).
+BOTH_BACKENDS = pytest.mark.parametrize("bot_database", ["sqlite", "postgres"], indirect=True)
 
 
-def actions(db: Path) -> list[tuple[int, str, str]]:
+def rows(db: Path | str, sql: str, params: Sequence[object] = ()) -> list[tuple[object, ...]]:
+    """Read the bot's store (``BotProcess.db``: a SQLite file or a PostgreSQL URL) over a
+    connection of our own, as another process would; SQL with ``?`` marks."""
+    if isinstance(db, str) and db.startswith("postgresql://"):
+        # From a synchronous helper inside the test's event loop: asyncpg gets a loop of its own.
+        with ThreadPoolExecutor(1) as thread:
+            return thread.submit(asyncio.run, _pg_rows(db, sql, params)).result()
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        return list(conn.execute(sql, tuple(params)).fetchall())
+
+
+async def _pg_rows(url: str, sql: str, params: Sequence[object]) -> list[tuple[object, ...]]:
+    conn = await asyncpg.connect(url)
+    try:
+        return [tuple(row) for row in await conn.fetch(numbered(sql), *params)]
+    finally:
+        await conn.close()
+
+
+def table_log(db: Path | str) -> list[tuple[str, int | None, str]]:
+    found = rows(db, "SELECT kind, ply, text FROM table_log ORDER BY id")
+    return [(str(k), None if p is None else int(str(p)), str(t)) for k, p, t in found]
+
+
+def actions(db: Path | str) -> list[tuple[int, str, str]]:
     """Every committed action: (seat, action text, who acted: human/computer/timeout)."""
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute(
-            "SELECT seat, text, by FROM table_log WHERE kind = 'action' ORDER BY id"
-        ).fetchall()
-    return [(int(seat), str(text), str(by)) for seat, text, by in rows]
+    found = rows(db, "SELECT seat, text, by FROM table_log WHERE kind = 'action' ORDER BY id")
+    return [(int(str(seat)), str(text), str(by)) for seat, text, by in found]
 
 
-def current_ply(db: Path) -> int:
+def current_ply(db: Path | str) -> int:
     """How many actions the bot has committed (its database is the truth)."""
     return sum(1 for kind, _, _ in table_log(db) if kind == "action")
 
@@ -285,7 +310,7 @@ CARD = re.compile(r"(?<![0-9A-Za-z])(10|[6-9JQKA])([♠♥♦♣])")
 FACE_UP_VERBS = {"lead", "beat", "play", "molodka", "moscow"}
 
 
-def face_up_cards_by_deal(db: Path) -> dict[int, set[str]]:
+def face_up_cards_by_deal(db: Path | str) -> dict[int, set[str]]:
     """Cards every seat saw face up, per deal, from the bot's own log of actions."""
     deal = 1
     seen: dict[int, set[str]] = {1: set()}
@@ -300,7 +325,7 @@ def face_up_cards_by_deal(db: Path) -> dict[int, set[str]]:
     return seen
 
 
-def leaked_cards(texts: list[str], db: Path) -> list[str]:
+def leaked_cards(texts: list[str], db: Path | str) -> list[str]:
     """Cards a group message showed that nobody had played face up in that deal.
 
     The shown trump card is public and is skipped; everything else must have been played

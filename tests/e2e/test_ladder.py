@@ -25,7 +25,7 @@ from fakebot.users import SimGroup, SimUser
 
 from bot.storage.migrations import SCHEMA_V1, latest_version
 
-from .driver import ENV_FAST, MATCH_OVER, Table, is_hand
+from .driver import BOTH_BACKENDS, ENV_FAST, MATCH_OVER, Table, is_hand, rows
 
 pytestmark = pytest.mark.e2e
 
@@ -87,17 +87,25 @@ def outcome(fake: FakeTelegram, group: SimGroup) -> tuple[str, str]:
     return winners.group(1), goat.group(1)
 
 
-def stored_matches(db: Path) -> list[dict[str, object]]:
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute(
-            "SELECT chat_id, variant, deals, result, season FROM matches ORDER BY id"
-        ).fetchall()
+def stored_matches(db: Path | str) -> list[dict[str, object]]:
+    found = rows(
+        db,
+        "SELECT chat_id, variant, deals, result, season, goat_with_eggs FROM matches ORDER BY id",
+    )
     return [
-        {"chat_id": c, "variant": v, "deals": d, "result": json.loads(r), "season": s}
-        for c, v, d, r, s in rows
+        {
+            "chat_id": c,
+            "variant": v,
+            "deals": d,
+            "result": json.loads(str(r)),
+            "season": s,
+            "goat_with_eggs": bool(e),
+        }
+        for c, v, d, r, s, e in found
     ]
 
 
+@BOTH_BACKENDS
 async def test_real_matches_in_two_groups_make_two_ladders(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
@@ -127,7 +135,7 @@ async def test_real_matches_in_two_groups_make_two_ladders(
     anna_won = "Anna" in winners
     assert ("Anna" in goat) is not anna_won
     gleb_won = "Gleb" in outcome(fake, other)[0]
-    played = stored_matches(bot.db_path)
+    played = stored_matches(bot.db)
     assert len(played) == 2
     street = next(m for m in played if m["chat_id"] == club.id)
     points = street["result"]["defeat_points"]  # type: ignore[index]
@@ -176,7 +184,8 @@ async def test_real_matches_in_two_groups_make_two_ladders(
         True: f"🏆 Anna & 🤖 medium {points[0]} · 🐐 🤖 weak & 🤖 weak {points[1]}",
         False: f"🏆 🤖 weak & 🤖 weak {points[1]} · 🐐 Anna & 🤖 medium {points[0]}",
     }
-    assert sides[anna_won] in history.splitlines()
+    eggs = " · 🥚 a goat with eggs" if street["goat_with_eggs"] else ""  # a random deal's luck
+    assert sides[anna_won] + eggs in history.splitlines()
     assert f"Street Kozel · {street['deals']} deal" in history
     assert "Gleb" not in history
 
@@ -186,7 +195,7 @@ async def test_real_matches_in_two_groups_make_two_ladders(
     assert f"1 match played: {win} won, {lose} lost ({share}% won)" in mine
     assert f"Kozel club: {lines['Anna'][0]} · {counts(1, win, lose)}" in mine
     assert "Other club" not in mine
-    assert sides[anna_won] in my_history.splitlines()
+    assert sides[anna_won] + eggs in my_history.splitlines()
     fake.assert_no_unknown_calls()
 
 

@@ -6,9 +6,9 @@ import pytest
 from fakebot.fixtures import BotProcessFactory
 from fakebot.server import FakeTelegram
 
-from .driver import ENV_FAST, Table, leaked_cards, table_log
+from .driver import BOTH_BACKENDS, ENV_FAST, Table, leaked_cards, table_log
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, BOTH_BACKENDS]
 
 NAMES = ("Anna", "Boris", "Vera", "Gleb")
 
@@ -38,10 +38,10 @@ async def test_a_whole_match_played_by_people(
     ]
     assert len(over) == 1
     assert "The goat:" in over[0]
-    log = table_log(bot.db_path)
+    log = table_log(bot.db)
     deals = [entry for entry in log if entry[0] == "deal"]
     assert deals, "at least one deal was played"
     results = [m.text or "" for m in fake_telegram.messages(group) if "is over" in (m.text or "")]
     assert len(results) == len(deals) + 1  # one post per deal, one for the match
-    assert leaked_cards(fake_telegram.shown_texts(group, from_bot_only=True), bot.db_path) == []
+    assert leaked_cards(fake_telegram.shown_texts(group, from_bot_only=True), bot.db) == []
     fake_telegram.assert_no_unknown_calls()

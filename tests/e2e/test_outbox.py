@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,9 +14,9 @@ from fakebot.fixtures import BotProcessFactory
 from fakebot.process import BotProcess
 from fakebot.server import FakeTelegram
 
-from .driver import ENV_FAST, Table
+from .driver import BOTH_BACKENDS, ENV_FAST, Table, rows
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, BOTH_BACKENDS]
 
 DEAL_OVER = re.compile(r"Deal (\d+) is over")
 MATCH_OVER = "The match is over!"
@@ -25,16 +24,15 @@ MATCH_OVER = "The match is over!"
 ENV = {**ENV_FAST, "KOZEL_AI_DELAY": "0.01"}
 
 
-def db_count(db: Path, sql: str) -> int:
-    with sqlite3.connect(db) as conn:
-        return int(conn.execute(sql).fetchone()[0])
+def db_count(db: Path | str, sql: str) -> int:
+    return int(str(rows(db, sql)[0][0]))
 
 
-def deals_finished(db: Path) -> int:
+def deals_finished(db: Path | str) -> int:
     return db_count(db, "SELECT count(*) FROM table_log WHERE kind = 'deal'")
 
 
-def is_over(db: Path) -> bool:
+def is_over(db: Path | str) -> bool:
     return db_count(db, "SELECT count(*) FROM table_log WHERE kind = 'match'") == 1
 
 
@@ -83,9 +81,9 @@ async def test_a_deal_result_owed_when_the_bot_is_killed_arrives_after_the_resta
         times=10_000,
         when=lambda p: broken[0] and int(p["chat_id"]) < 0,
     )
-    await wait_until("the end of deal 1", lambda: deals_finished(bot.db_path) >= 1)
+    await wait_until("the end of deal 1", lambda: deals_finished(bot.db) >= 1)
     bot.kill()
-    assert db_count(bot.db_path, "SELECT count(*) FROM outbox WHERE kind = 'post'") >= 1
+    assert db_count(bot.db, "SELECT count(*) FROM outbox WHERE kind = 'post'") >= 1
     assert results_posted(fake_telegram, table) == []
 
     broken[0] = False
@@ -94,12 +92,12 @@ async def test_a_deal_result_owed_when_the_bot_is_killed_arrives_after_the_resta
     await fake_telegram.wait_for_message(
         table.group, lambda m: "Deal 1 is over" in (m.text or ""), since=mark, timeout=30
     )
-    await wait_until("the match to end", lambda: is_over(bot.db_path), timeout=120)
+    await wait_until("the match to end", lambda: is_over(bot.db), timeout=120)
     await wait_until(
         "every result",
         lambda: MATCH_OVER in "".join(m.text or "" for m in fake_telegram.messages(table.group)),
     )
-    assert results_posted(fake_telegram, table) == list(range(1, deals_finished(bot.db_path) + 1))
+    assert results_posted(fake_telegram, table) == list(range(1, deals_finished(bot.db) + 1))
 
 
 async def test_killed_at_random_moments_every_result_still_reaches_the_group(
@@ -111,20 +109,20 @@ async def test_killed_at_random_moments_every_result_still_reaches_the_group(
     table = await computer_match(fake_telegram, bot)
     for _ in range(4):
         await asyncio.sleep(rng.uniform(0.3, 2.0))
-        if is_over(bot.db_path):
+        if is_over(bot.db):
             break
         bot.kill()
         await bot.start()
-    await wait_until("the match to end", lambda: is_over(bot.db_path), timeout=180)
+    await wait_until("the match to end", lambda: is_over(bot.db), timeout=180)
     await wait_until(
         "the match result",
         lambda: MATCH_OVER in "".join(m.text or "" for m in fake_telegram.messages(table.group)),
     )
-    deals = deals_finished(bot.db_path)
+    deals = deals_finished(bot.db)
     posted = results_posted(fake_telegram, table)
     assert sorted(set(posted)) == list(range(1, deals + 1)), posted  # a repeat may be, no loss
     await wait_until(
-        "the outbox to empty", lambda: db_count(bot.db_path, "SELECT count(*) FROM outbox") == 0
+        "the outbox to empty", lambda: db_count(bot.db, "SELECT count(*) FROM outbox") == 0
     )
 
 
@@ -138,27 +136,26 @@ async def test_a_429_storm_and_network_errors_delay_messages_but_lose_none(
     for method in ("sendMessage", "editMessageText", "deleteMessage"):
         fake_telegram.inject_error(method, 429, retry_after=1, times=15)
         fake_telegram.inject_error(method, 500, times=4, when=lambda p: int(p["chat_id"]) == group)
-    await wait_until("the match to end", lambda: is_over(bot.db_path), timeout=180)
+    await wait_until("the match to end", lambda: is_over(bot.db), timeout=180)
     await wait_until(
         "the match result",
         lambda: MATCH_OVER in "".join(m.text or "" for m in fake_telegram.messages(table.group)),
         timeout=60,
     )
-    deals = deals_finished(bot.db_path)
+    deals = deals_finished(bot.db)
     assert results_posted(fake_telegram, table) == list(range(1, deals + 1))
     # After every deal the old table message went and the next one stands below the result:
     # what is left is one table message, the last one, showing the last deal as it ended.
 
     def current() -> int:
-        with sqlite3.connect(bot.db_path) as conn:
-            return int(conn.execute("SELECT table_message_id FROM game_tables").fetchone()[0])
+        return db_count(bot.db, "SELECT table_message_id FROM game_tables")
 
     def tables_shown() -> list[int]:
         return [m.message_id for m in fake_telegram.messages(table.group) if is_table(m.text)]
 
     await wait_until(
         "everything owed to be sent",
-        lambda: db_count(bot.db_path, "SELECT count(*) FROM outbox") == 0,
+        lambda: db_count(bot.db, "SELECT count(*) FROM outbox") == 0,
     )
     assert tables_shown() == [current()]
     last = fake_telegram.messages(table.group)[-1]
@@ -194,7 +191,7 @@ async def test_a_finished_table_leaves_nothing_in_memory(
     bot = bot_process(env=ENV)
     await bot.start()
     await computer_match(fake_telegram, bot)
-    await wait_until("the match to end", lambda: is_over(bot.db_path), timeout=180)
+    await wait_until("the match to end", lambda: is_over(bot.db), timeout=180)
     await wait_until(
         "the sender to finish",
         lambda: "in memory: locks=0 matches=0" in bot.log_text(),

@@ -8,7 +8,16 @@ from fakebot.process import BotProcess
 from fakebot.server import FakeTelegram
 from fakebot.users import SimUser
 
-from .driver import TURN_MARK, Table, current_ply, is_hand, op_of, open_table, table_log
+from .driver import (
+    BOTH_BACKENDS,
+    TURN_MARK,
+    Table,
+    current_ply,
+    is_hand,
+    op_of,
+    open_table,
+    table_log,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -37,7 +46,7 @@ async def test_stale_repeated_foreign_and_forged_presses_change_nothing(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
     table, users, bot = await street_table(fake_telegram, bot_process)
-    db = bot.db_path
+    db = bot.db
     for _ in range(30):
         mover = await whose_turn(table, users)
         hand = table.hand(mover)
@@ -81,11 +90,12 @@ async def test_stale_repeated_foreign_and_forged_presses_change_nothing(
     fake_telegram.assert_no_unknown_calls()
 
 
+@BOTH_BACKENDS
 async def test_a_killed_bot_continues_mid_trick(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
     table, users, bot = await street_table(fake_telegram, bot_process)
-    db = bot.db_path
+    db = bot.db
     await table.play(users, until=lambda: current_ply(db) >= 2)
     before = table_log(db)
     ply = current_ply(db)

@@ -15,7 +15,13 @@ import pytest
 from .process import BotProcess
 from .server import TEST_TOKEN, FakeTelegram
 
-__all__ = ["BotProcessFactory", "bot_process", "fake_telegram", "pytest_runtest_makereport"]
+__all__ = [
+    "BotProcessFactory",
+    "bot_database",
+    "bot_process",
+    "fake_telegram",
+    "pytest_runtest_makereport",
+]
 
 _SERVER_KEY = pytest.StashKey[FakeTelegram]()
 _PROCESSES_KEY = pytest.StashKey[list[BotProcess]]()
@@ -45,13 +51,26 @@ async def fake_telegram(request: pytest.FixtureRequest) -> AsyncIterator[FakeTel
 
 
 @pytest.fixture
+def bot_database(request: pytest.FixtureRequest) -> str:
+    """The bot's backend: "sqlite" unless a test parametrizes it (indirectly) with
+    "postgres", as the storage-heavy end-to-end tests do."""
+    return str(getattr(request, "param", "sqlite"))
+
+
+@pytest.fixture
 async def bot_process(
-    fake_telegram: FakeTelegram, tmp_path: Path, request: pytest.FixtureRequest
+    fake_telegram: FakeTelegram, tmp_path: Path, request: pytest.FixtureRequest, bot_database: str
 ) -> AsyncIterator[BotProcessFactory]:
     """Factory of (not yet started) bot processes talking to ``fake_telegram``; every
-    process is stopped at teardown and its log is attached to a failing test's report."""
+    process is stopped at teardown and its log is attached to a failing test's report.
+    On PostgreSQL, the processes of one test share one fresh database."""
     created: list[BotProcess] = []
     request.node.stash[_PROCESSES_KEY] = created
+    cluster = None
+    database_url = None
+    if bot_database == "postgres":
+        cluster = request.getfixturevalue("pg_cluster")
+        database_url = await cluster.create_database()
 
     def factory(
         *,
@@ -60,7 +79,14 @@ async def bot_process(
         name: str = "bot",
         command: Sequence[str] | None = None,
     ) -> BotProcess:
-        process = BotProcess(fake_telegram, tmp_path / name, token=token, env=env, command=command)
+        process = BotProcess(
+            fake_telegram,
+            tmp_path / name,
+            token=token,
+            env=env,
+            command=command,
+            database_url=database_url,
+        )
         created.append(process)
         return process
 
@@ -69,6 +95,8 @@ async def bot_process(
     finally:
         for process in created:
             await process.aclose()
+        if cluster is not None and database_url is not None:
+            await cluster.drop_database(database_url)
 
 
 @pytest.hookimpl(wrapper=True)

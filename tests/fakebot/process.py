@@ -36,13 +36,18 @@ class BotProcess:
         command: Sequence[str] | None = None,
         startup_timeout: float = 20.0,
         cwd: Path | None = None,
+        database_url: str | None = None,
     ) -> None:
         """``cwd``: the checkout to run (default: this one); it comes first on PYTHONPATH,
-        so another checkout's ``bot`` package (an older commit, say) can be measured."""
+        so another checkout's ``bot`` package (an older commit, say) can be measured.
+        ``database_url``: a PostgreSQL database to use instead of the SQLite file."""
         self.server = server
         self.workdir = workdir
         self.token = token
         self.db_path = workdir / "kozel.sqlite3"
+        self.database_url = database_url
+        self.db: Path | str = database_url or self.db_path
+        """The bot's store: the PostgreSQL URL, or the SQLite file (see ``e2e.driver.rows``)."""
         self.log_path = workdir / "bot.log"
         self.extra_env = dict(env or {})
         self.command = list(command or [sys.executable, "-m", "bot"])
@@ -84,6 +89,8 @@ class BotProcess:
             NO_PROXY=no_proxy,
             no_proxy=no_proxy,
         )
+        if self.database_url:
+            env["KOZEL_DATABASE_URL"] = self.database_url
         env.update(self.extra_env)
         return env
 

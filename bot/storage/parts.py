@@ -1,0 +1,44 @@
+"""The repositories of one store, on whichever ``Database`` a backend opened."""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Self
+
+from bot.storage.chats import Chats
+from bot.storage.conn import Database
+from bot.storage.ladder import Ladder
+from bot.storage.outbox import Outbox
+from bot.storage.tables import Tables
+from bot.storage.users import Users
+
+
+class Repositories:
+    """``Storage``: the five repositories sharing one database (see ``repos``)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self.users = Users(db)
+        self.chats = Chats(db)
+        self.ladder = Ladder(db)
+        self.tables = Tables(db, self.ladder)
+        self.outbox = Outbox(db)
+
+    @property
+    def is_closed(self) -> bool:
+        return self._db.is_closed
+
+    async def close(self) -> None:
+        """Close the database (waiting for running operations first). Safe to call twice."""
+        await self._db.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
