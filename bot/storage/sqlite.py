@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from types import TracebackType
 
 from bot.storage.chats import SqliteChats
 from bot.storage.db import Clock, Database
+from bot.storage.errors import StorageError
 from bot.storage.ladder import SqliteLadder
 from bot.storage.outbox import SqliteOutbox
 from bot.storage.tables import SqliteTables
@@ -42,6 +44,15 @@ class SqliteStorage:
     @property
     def is_closed(self) -> bool:
         return self._db.is_closed
+
+    async def ping(self) -> bool:
+        """True when the database answers ``SELECT 1``; False when closed or failing."""
+        try:
+            async with self._db.read() as conn:
+                await conn.execute("SELECT 1")
+        except (StorageError, sqlite3.Error):
+            return False
+        return True
 
     async def close(self) -> None:
         """Close the connection (waiting for a running operation first). Safe to call twice."""
