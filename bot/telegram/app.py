@@ -25,6 +25,7 @@ from ..service.core import Core, Settings
 from ..service.restart import resume_all
 from ..service.sender import Sender
 from ..storage import open_storage
+from ..web.mini_app import MiniApp
 from ..web.server import WebServer
 from . import handlers, ladder_handlers, webhook
 from .io import JobScheduler, TelegramMessenger
@@ -96,6 +97,8 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
             table_interval=config.table_interval,
             hand_interval=config.hand_interval,
             timeout_scale=config.timeout_scale,
+            public_url=config.public_url,
+            webapp_name=config.webapp_name,
         )
         # The bot's own budget replaces PTB's rate limiter: it knows which message matters most.
         limits = Limits.of(config.rate_limit, config.group_rate_limit, config.private_rate_limit)
@@ -143,12 +146,19 @@ async def _start_web(app: Application, core: Core, config: Config) -> None:  # t
 
 
 def _web_routes(app: Application, core: Core, config: Config) -> list[AbstractRouteDef]:  # type: ignore[type-arg]
-    """The Mini App's routes (none yet)."""
-    return []
+    """The Mini App's routes (only with a public URL: Telegram opens the page there)."""
+    if config.public_url is None:
+        return []
+    mini_app = MiniApp(core, config.token)
+    app.bot_data["mini_app"] = mini_app
+    return list(mini_app.routes())
 
 
 async def _close_web(app: Application) -> None:  # type: ignore[type-arg]
     server = app.bot_data.get("web")
+    mini_app = app.bot_data.get("mini_app")
+    if isinstance(mini_app, MiniApp):
+        await mini_app.close()  # its open event streams end, so the server stops at once
     if isinstance(server, WebServer):
         await server.stop()
 

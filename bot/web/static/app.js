@@ -12,6 +12,7 @@
   const cueBox = document.getElementById("cue");
   const SVG = "http://www.w3.org/2000/svg";
   const RED = new Set(["♥", "♦"]);
+  const SILENT_MS = 12000; // the server writes every 5 s at least (RECHECK in mini_app.py)
 
   let state = null;
   let strings = {};
@@ -178,6 +179,7 @@
     if (stream || document.hidden || !state || state.status !== "playing") return;
     const controller = new AbortController();
     stream = controller;
+    heard = performance.now();
     try {
       const response = await fetch("api/events?table=" + encodeURIComponent(table), {
         headers: { "X-Telegram-Init-Data": initData }, signal: controller.signal,
@@ -185,10 +187,11 @@
       if (!response.ok) throw Object.assign(new Error("HTTP " + response.status), { status: response.status });
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
-      main.classList.remove("offline");
+      heard = performance.now();
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
+        heard = performance.now();
         buffer += value;
         let cut;
         while ((cut = buffer.indexOf("\n\n")) >= 0) {
@@ -201,6 +204,7 @@
         }
       }
     } catch (error) {
+      console.info("event stream ended:", error.message);
       if (error.status === 401 || error.status === 403) {
         stream = null;
         fail(error);
@@ -214,6 +218,16 @@
       setTimeout(() => { load(); }, 1000);
     }
   }
+
+  // The server speaks at least every few seconds; a stream that went silent is opened anew.
+  let heard = 0;
+  setInterval(() => {
+    if (stream && performance.now() - heard > SILENT_MS) {
+      console.warn("event stream silent: reconnecting");
+      stopStream();
+      load();
+    }
+  }, 1000);
 
   function stopStream() {
     if (stream) {
@@ -390,7 +404,6 @@
     main.classList.toggle("busy", busy);
     const info = el("div", { class: "info" }, el("span", { text: state.trump_text }));
     if (state.trump_card) info.append(face(state.trump_card, true));
-    if (timer) info.append(el("span", { class: "timer", text: timerText() }));
     const seats = el("div", { class: "seats" });
     const spots = positions(state.seats.length, state.seat);
     for (const seat of state.seats) seats.append(seatChip(seat, spots[seat.seat] || "top"));
@@ -442,7 +455,7 @@
     if (state.match_text) results.push(el("div", { class: "result", id: "match-result", text: state.match_text }));
     if (state.deal_text) results.push(el("div", { class: "result", id: "deal-result", text: state.deal_text }));
 
-    main.replaceChildren(
+    const parts = [
       el("h1", { text: state.title }),
       info,
       seats,
@@ -454,14 +467,12 @@
       el("p", { class: "phase", text: state.standings_text }),
       sides,
       ...results,
-    );
+    ];
+    main.replaceChildren(...parts.filter(Boolean));
   }
 
   // ------------------------------------------------------------------ start
 
-  document.getElementById("loading").textContent = "…";
-  if (!initData) {
-    // Not opened by Telegram: the server says so in its own words (a 401).
-  }
+  // Without initData (not opened by Telegram) the server refuses, in its own words (a 401).
   load();
 })();
