@@ -13,7 +13,7 @@ from kozel_rules.card import Card
 from kozel_rules.match import Match
 
 from ..callback import Callback, Op, encode_action
-from ..i18n import Translator
+from ..i18n import Translator, get_translator, negotiate
 from ..render.labels import SeatInfo
 from ..render.results import match_result_text
 from ..storage import TableRecord, TableStatus
@@ -58,14 +58,10 @@ def page_url(core: Core, table_id: int) -> str | None:
     return f"{core.settings.public_url}/app?table={table_id}"
 
 
-async def translator(core: Core, person: Person) -> Translator:
-    return user_t(await core.storage.users.get(person.user_id))
-
-
 async def open_seat(core: Core, table_id: int, person: Person) -> SeatPage:
     """The person's seat at the table; raises NotSeated (with a translated text) otherwise."""
     user = await core.storage.users.get(person.user_id)
-    t = user_t(user)
+    t = user_t(user) if user else get_translator(negotiate(person.language_code))
     table = await core.storage.tables.get(table_id)
     seat = None if table is None else seat_of_user(table, person.user_id)
     if table is None or seat is None:

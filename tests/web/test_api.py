@@ -30,6 +30,7 @@ from service_fakes import (
 from bot.callback import Op, encode_action
 from bot.service import admin, moves
 from bot.service.core import Core
+from bot.service.live import MAX_PER_SEAT
 from bot.storage import SqliteStorage, TableRecord
 from bot.web.mini_app import HEADER, MiniApp
 from kozel_rules.card import CARDS, Card
@@ -316,3 +317,96 @@ async def test_without_a_public_url_nothing_changes(storage: SqliteStorage) -> N
         assert all(b.web_app is None and "Open the table" not in b.text for b in buttons)
     assert Card.parse("10♣")  # cards parse as the page sends them
     assert table.status == "playing"
+
+
+def visible_cards(state: dict[str, Any]) -> set[str]:
+    """Every card the page's data names anywhere."""
+    text = json.dumps(state, ensure_ascii=False)
+    return {str(c) for c in CARDS if f'"{c}"' in text or f" {c}" in text}
+
+
+async def test_no_other_hand_and_no_face_down_card_of_another_seat_ever_reaches_the_page(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    watcher = 0
+    for _ in range(24):  # six tricks' worth of moves, discards among them
+        table = await reload(core, table)
+        match = core.match_of(table)
+        if match.to_move is None:
+            break
+        seat = match.to_move
+        legal = [a for a in match.legal_actions(seat) if not a.verb.is_special]
+        action = next((a for a in legal if a.verb.is_face_down), legal[0])
+        arg = encode_action(action)
+        await moves.act(core, press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=arg))
+        match = core.match_of(await reload(core, table))
+        state = (await get_state(client, table, PEOPLE[watcher].user_id))["state"]
+        public = match.view(None)
+        face_up = {
+            str(c)
+            for trick in (public.trick, public.last_trick)
+            if trick is not None
+            for play in trick.plays
+            for c in play.cards
+        }
+        own = match.view(watcher)
+        own_face_down = {
+            str(c)
+            for trick in (own.trick, own.last_trick)
+            if trick is not None
+            for play in trick.plays
+            if play.seat == watcher
+            for c in play.cards
+        }
+        allowed = {str(c) for c in own.hand} | face_up | own_face_down | {str(public.trump_card)}
+        assert visible_cards(state) <= allowed, (visible_cards(state) - allowed, state)
+
+
+async def test_the_page_speaks_the_players_language(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    user = await core.storage.users.get(PEOPLE[1].user_id)
+    assert user is not None
+    user.language = "ru"
+    await core.storage.users.upsert(user)
+    data = await get_state(client, table, PEOPLE[1].user_id)
+    assert data["lang"] == "ru"
+    assert data["strings"]["show_last"] == "Показать последнюю взятку"
+    assert data["state"]["trump_text"].startswith("Козырь")
+    stranger = await client.get(
+        "/api/state", params={"table": table.id}, headers=auth(STRANGER, language_code="de")
+    )
+    assert (await stranger.json())["error"] == "Du hast keinen Platz an diesem Tisch."
+
+
+async def test_one_player_cannot_flood_the_server(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    headers = auth(PEOPLE[2].user_id)
+    codes = [
+        (await client.get("/api/state", params={"table": table.id}, headers=headers)).status
+        for _ in range(40)
+    ]
+    assert codes[:20] == [200] * 20 and codes[-1] == 429
+    # Others are not slowed down by it.
+    assert (await get_state(client, table, PEOPLE[3].user_id))["state"]["seat"] == 3
+
+
+async def test_a_seat_may_keep_only_a_few_streams_open(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    params = {"table": table.id}
+    streams = [
+        await client.get("/api/events", params=params, headers=auth(PEOPLE[0].user_id))
+        for _ in range(MAX_PER_SEAT)
+    ]
+    assert all(s.status == 200 for s in streams)
+    extra = await client.get("/api/events", params=params, headers=auth(PEOPLE[0].user_id))
+    assert extra.status == 429
+    assert core.live.is_watched(table.id, 0) and not core.live.is_watched(table.id, 1)
+    for stream in streams:
+        stream.close()
