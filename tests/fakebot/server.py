@@ -1331,7 +1331,9 @@ class FakeTelegram:
     def api_sendMessage(self, params: JSONDict) -> JSONDict:
         chat = self._writable_chat(params)
         formatted = self._format(params)
-        markup = _validate_markup(params.get("reply_markup"), inline_only=False)
+        markup = _validate_markup(
+            params.get("reply_markup"), inline_only=False, private=chat.type == "private"
+        )
         reply_to = self._reply_target(chat, params)
         thread_id, in_topic, reply_to = self._bot_thread(chat, params, reply_to)
         extra: JSONDict = {}
@@ -1421,7 +1423,9 @@ class FakeTelegram:
             raise _bad("there is no text in the message to edit")
         formatted = self._format(params)
         # Telegram drops the inline keyboard when an edit does not repeat it.
-        markup = _validate_markup(params.get("reply_markup"), inline_only=True)
+        markup = _validate_markup(
+            params.get("reply_markup"), inline_only=True, private=chat.type == "private"
+        )
         if (
             formatted.text == message.text
             and formatted.entities == message.entities
@@ -1443,7 +1447,9 @@ class FakeTelegram:
         message = self._bot_message(chat, params, "edit")
         if not message.from_bot:
             raise _bad("message can't be edited")
-        markup = _validate_markup(params.get("reply_markup"), inline_only=True)
+        markup = _validate_markup(
+            params.get("reply_markup"), inline_only=True, private=chat.type == "private"
+        )
         if markup == message.reply_markup:
             raise _bad(_NOT_MODIFIED)
         message.reply_markup = markup
@@ -1713,8 +1719,23 @@ def _command_entities(text: str) -> tuple[JSONDict, ...]:
     )
 
 
-def _validate_markup(markup: Any, *, inline_only: bool) -> JSONDict | None:
-    """Check a reply_markup like Telegram; an empty inline keyboard means none."""
+def _validate_web_app(web_app: Any, *, private: bool) -> None:
+    if not private:
+        raise _bad("BUTTON_TYPE_INVALID")
+    url = web_app.get("url") if isinstance(web_app, dict) else None
+    parts = urlsplit(url) if isinstance(url, str) else None
+    https = parts is not None and parts.scheme == "https" and bool(parts.hostname)
+    local = parts is not None and parts.scheme == "http" and parts.hostname in _LOOPBACK
+    if not (https or local):
+        raise _bad(
+            f"inline keyboard button Web App URL '{url}' is invalid: Only HTTPS links are allowed"
+        )
+
+
+def _validate_markup(markup: Any, *, inline_only: bool, private: bool) -> JSONDict | None:
+    """Check a reply_markup like Telegram; an empty inline keyboard means none. ``web_app``
+    buttons are for private chats only and open HTTPS pages only (plain http on loopback is
+    let through, for tests that serve the page themselves)."""
     if markup is None or markup == "":
         return None
     if not isinstance(markup, dict):
@@ -1747,6 +1768,8 @@ def _validate_markup(markup: Any, *, inline_only: bool) -> JSONDict | None:
                     or not 1 <= len(data.encode("utf-8")) <= MAX_CALLBACK_DATA_BYTES
                 ):
                     raise _bad("BUTTON_DATA_INVALID")
+            if "web_app" in button:
+                _validate_web_app(button["web_app"], private=private)
             if "url" in button and not re.match(r"(https?|tg)://\S+$", str(button["url"])):
                 raise _bad(
                     f"inline keyboard button URL '{button['url']}' is invalid: Wrong HTTP URL"
