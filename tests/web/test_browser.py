@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import socket
 import time
@@ -70,6 +71,9 @@ return {
   standings: [...document.querySelectorAll('main > p.phase')].map(text).pop() || null,
   deal: text(document.getElementById('deal-result')),
   confirm: [...document.querySelectorAll('#actions button[data-verb]:not(.special)')].map(text),
+  timer: text(document.querySelector('.seat.to-move .timer')),
+  cue: !document.getElementById('cue').hidden,
+  lastToggle: text(document.getElementById('last-trick')),
   scrollWidth: document.documentElement.scrollWidth,
   background: getComputedStyle(document.body).backgroundColor,
 };
@@ -120,6 +124,11 @@ class Browser:
         name: str = button.accessible_name  # what a screen reader says: the card itself
         button.click()
         return name
+
+    def click_id(self, element_id: str) -> None:
+        from selenium.webdriver.common.by import By
+
+        self.driver.find_element(By.ID, element_id).click()
 
     def click_confirm(self) -> None:
         from selenium.webdriver.common.by import By
@@ -190,7 +199,12 @@ async def test_a_whole_deal_played_by_clicking_cards_in_the_mini_app(
     need_browser()
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {**ENV_FAST, "KOZEL_PUBLIC_URL": base, "KOZEL_LISTEN": f"127.0.0.1:{port}"}
+    env = {
+        **ENV_FAST,
+        "KOZEL_PUBLIC_URL": base,
+        "KOZEL_LISTEN": f"127.0.0.1:{port}",
+        "KOZEL_WEBAPP_NAME": "table",
+    }
     bot = bot_process(env=env)
     await bot.start()
     anna = fake_telegram.add_user("Anna")
@@ -207,6 +221,9 @@ async def test_a_whole_deal_played_by_clicking_cards_in_the_mini_app(
     assert opener.text == "🃏 Open the table"
     page_url = opener.raw["web_app"]["url"]
     assert page_url.startswith(f"{base}/app?table=")
+    table_id = page_url.rsplit("=", 1)[1]
+    link = group_table(fake_telegram, table).buttons[0].url
+    assert link == f"https://t.me/{fake_telegram.bot_user['username']}/table?startapp={table_id}"
     init = telegram_init_data(fake_telegram.token, anna.id, first_name="Anna")
     fragment = (
         f"tgWebAppData={quote(init, safe='')}&tgWebAppVersion=8.0&tgWebAppPlatform=web"
@@ -242,7 +259,7 @@ async def play_one_deal(fake: FakeTelegram, table: Table, browser: Browser, tmp_
     first = await until(browser, lambda s: s["status"] == "playing", "the table")
     assert first["background"] == "rgb(16, 24, 32)"  # Telegram's theme from the URL
     assert first["scrollWidth"] <= 360  # fits a small phone without sideways scrolling
-    turns = screenshot = 0
+    turns = screenshot = cues = last_trick_looks = 0
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         try:
@@ -269,6 +286,15 @@ async def play_one_deal(fake: FakeTelegram, table: Table, browser: Browser, tmp_
             for path in (OUTPUT / "mini-app-mid-trick.png", tmp_path / "mini-app-mid-trick.png"):
                 await asyncio.to_thread(browser.screenshot, path)
             screenshot += 1
+        cues += snap["cue"]
+        assert re.fullmatch(r"⏱ [01]:\d\d", snap["timer"] or ""), snap["timer"]  # counting down
+        if snap["lastToggle"] == "Show the last trick" and not last_trick_looks:
+            await asyncio.to_thread(browser.click_id, "last-trick")
+            shown = await until(browser, lambda s: s["lastToggle"] == "Hide the last trick", "it")
+            assert (shown["heading"] or "").startswith("Last trick taken by"), shown
+            await asyncio.to_thread(browser.click_id, "last-trick")
+            snap = await until(browser, lambda s: s["heading"] == "On the table", "the trick")
+            last_trick_looks += 1
         playable = [h["card"] for h in snap["hand"] if h["playable"]]
         assert playable, snap
         assert {h["card"] for h in snap["hand"]} >= set(playable)
@@ -276,8 +302,12 @@ async def play_one_deal(fake: FakeTelegram, table: Table, browser: Browser, tmp_
         turns += 1
     done = await snapshot(browser)
     assert done["deal"], "the deal ended within the time"
-    assert turns >= 4 and screenshot == 1
-    posts = [m.text or "" for m in fake.messages(table.group) if "Deal 1 is over" in (m.text or "")]
+    assert turns >= 4 and screenshot == 1 and last_trick_looks == 1
+    assert cues >= 1  # the turn was cued in the page
+    posts = await fake.wait_for(
+        lambda: [m.text for m in fake.messages(table.group) if "Deal 1 is over" in (m.text or "")],
+        what="the deal's result in the group",
+    )
     assert posts == [done["deal"]]  # the page shows the group's own deal result
 
 
