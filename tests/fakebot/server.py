@@ -1204,7 +1204,7 @@ class FakeTelegram:
             pending=lambda: self._updates,
             confirm=self._delivered,
             wait_changed=self._changed.wait,
-            record=self.webhook_deliveries.append,
+            record=self._delivery_tried,
             retry=self.webhook_retry,
         )
         self._webhook.start()
@@ -1236,6 +1236,10 @@ class FakeTelegram:
         hook, self._webhook = self._webhook, None
         if hook is not None:
             await hook.stop()
+
+    def _delivery_tried(self, delivery: Delivery) -> None:
+        self.webhook_deliveries.append(delivery)
+        self._changed.fire()
 
     def _delivered(self, update: JSONDict) -> None:
         self._updates = [u for u in self._updates if u["update_id"] != update["update_id"]]
