@@ -410,3 +410,65 @@ async def test_a_seat_may_keep_only_a_few_streams_open(
     assert core.live.is_watched(table.id, 0) and not core.live.is_watched(table.id, 1)
     for stream in streams:
         stream.close()
+
+
+async def test_im_back_from_the_page(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    async with core.table_lock(table.id):
+        fresh = await reload(core, table)
+        fresh.seats[2].away = True
+        await core.storage.tables.save(fresh, expected_version=fresh.version)
+    state = (await get_state(client, table, PEOPLE[2].user_id))["state"]
+    assert state["away"] is True
+    response = await client.post(
+        "/api/back", params={"table": table.id}, headers=auth(PEOPLE[2].user_id)
+    )
+    data = await response.json()
+    assert data["ok"] is True and data["text"] == "Welcome back — it is your seat again."
+    assert data["state"]["away"] is False
+    assert not (await reload(core, table)).seats[2].away
+
+
+async def test_a_special_lead_has_its_own_control_also_out_of_turn(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    """Plain moves until some player may declare a special lead; the page offers it as its
+    own action and declaring it from the page works (also when it is not their turn)."""
+    found = None
+    for _ in range(12):  # tables: some deal soon offers a molodka
+        table = await seat_four(core, deliver=False)
+        for _ in range(60):
+            match = core.match_of(table)
+            if match.to_move is None:
+                break
+            offers = [(s, a) for s in range(4) for a in match.legal_actions(s) if a.verb.is_special]
+            if offers:
+                found = table, offers
+                break
+            seat = match.to_move
+            action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+            arg = encode_action(action)
+            await moves.act(core, press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=arg))
+            table = await reload(core, table)
+        if found:
+            break
+        await admin.close_table(core, table.id, reason="next")
+    assert found, "no special lead came up"
+    table, offers = found
+    match = core.match_of(table)
+    seat, special = next(((s, a) for s, a in offers if s != match.to_move), offers[0])
+    state = (await get_state(client, table, person_at(table, seat)))["state"]
+    specials = [a for a in state["actions"] if a["special"]]
+    assert {"verb": str(special.verb), "cards": [str(c) for c in special.cards]} in [
+        {"verb": a["verb"], "cards": a["cards"]} for a in specials
+    ]
+    assert all(a["label"].startswith(("🔥", "🏛")) for a in specials)
+    body = {"ply": match.ply, "verb": str(special.verb), "cards": [str(c) for c in special.cards]}
+    response = await client.post(
+        "/api/move", params={"table": table.id}, headers=auth(person_at(table, seat)), json=body
+    )
+    data = await response.json()
+    assert data["ok"] is True, data
+    assert data["state"]["trick"]["plays"][0]["verb"] == str(special.verb)

@@ -403,7 +403,7 @@
     main.dataset.myTurn = state.my_turn ? "yes" : "no";
     main.classList.toggle("busy", busy);
     const info = el("div", { class: "info" }, el("span", { text: state.trump_text }));
-    if (state.trump_card) info.append(face(state.trump_card, true));
+    if (state.trump_card) info.append(cardButton(state.trump_card, { trump: true, classes: "shown" }));
     const seats = el("div", { class: "seats" });
     const spots = positions(state.seats.length, state.seat);
     for (const seat of state.seats) seats.append(seatChip(seat, spots[seat.seat] || "top"));
