@@ -246,6 +246,8 @@
   // ------------------------------------------------------------------ state and moves
 
   function setState(next) {
+    // A push loaded before a move may arrive after the move's own answer: never step back.
+    if (state && next.table === state.table && next.version < state.version) return;
     const wasMyTurn = state && state.my_turn && state.ply === next.ply;
     if (!state || state.ply !== next.ply) {
       chosen = new Set();
