@@ -34,7 +34,12 @@ log = logging.getLogger(__name__)
 HEADER = "X-Telegram-Init-Data"
 RECHECK = 5.0  # seconds between a stream's own looks at its table (pushes may come from elsewhere)
 MAX_BODY = 2048
-STATIC = {"app.js": "application/javascript", "app.css": "text/css"}
+STATIC = {
+    "app.js": "application/javascript",
+    "cards.js": "application/javascript",
+    "theme.js": "application/javascript",
+    "app.css": "text/css",
+}
 # The page's own files only, and Telegram's script (optional: the page works without it).
 CSP = (
     "default-src 'none'; script-src 'self' https://telegram.org; style-src 'self'; "
