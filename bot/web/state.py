@@ -22,6 +22,7 @@ from ..render.labels import action_label, side_members
 from ..render.rules_text import variant_name
 from ..render.table import phase_line, standings_line, trump_stock_line
 from ..service.webapp import SeatPage
+from ..storage import TableStatus
 
 _TAG = re.compile(r"<[^>]+>")
 
@@ -155,4 +156,9 @@ def seat_state(page: SeatPage, *, now: float | None = None) -> dict[str, Any]:
         "deal_text": plain(page.deal_text) if page.deal_text else None,
         "match_text": plain(page.match_text) if page.match_text else None,
         "match_over": view.match_over,
+        "closed_text": (
+            "✖️ " + t._("The table was cancelled.")
+            if table.status == TableStatus.CANCELLED
+            else None
+        ),
     }

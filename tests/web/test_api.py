@@ -472,3 +472,20 @@ async def test_a_special_lead_has_its_own_control_also_out_of_turn(
     data = await response.json()
     assert data["ok"] is True, data
     assert data["state"]["trick"]["plays"][0]["verb"] == str(special.verb)
+
+
+async def test_a_cancelled_table_says_so_and_its_stream_ends(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    stream = await client.get(
+        "/api/events", params={"table": table.id}, headers=auth(PEOPLE[0].user_id)
+    )
+    assert (await read_state(stream))["status"] == "playing"
+    await admin.close_table(core, table.id, reason="test")
+    last = await read_state(stream)
+    assert last["status"] == "cancelled"
+    assert last["closed_text"] == "✖️ The table was cancelled."
+    rest = await asyncio.wait_for(stream.content.read(), 3)  # returns: the stream is over
+    assert rest.strip() == b""
+    assert not core.live.is_watched(table.id, 0)

@@ -373,6 +373,7 @@
     }
 
     const results = [];
+    if (state.closed_text) results.push(el("div", { class: "result", id: "closed", text: state.closed_text }));
     if (state.match_text) results.push(el("div", { class: "result", id: "match-result", text: state.match_text }));
     if (state.deal_text) results.push(el("div", { class: "result", id: "deal-result", text: state.deal_text }));
 
