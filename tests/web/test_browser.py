@@ -260,6 +260,8 @@ async def play_one_deal(fake: FakeTelegram, table: Table, browser: Browser, tmp_
     assert first["background"] == "rgb(16, 24, 32)"  # Telegram's theme from the URL
     assert first["scrollWidth"] <= 360  # fits a small phone without sideways scrolling
     turns = screenshot = cues = last_trick_looks = 0
+    waits: list[float] = []  # from Anna's move to her next turn showing (computers move at once)
+    moved = None
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
         try:
@@ -270,6 +272,8 @@ async def play_one_deal(fake: FakeTelegram, table: Table, browser: Browser, tmp_
             raise AssertionError(
                 f"{err}; the group shows {group_table(fake, table).text}"
             ) from None
+        if moved is not None:
+            waits.append(time.monotonic() - moved)
         if snap["deal"]:
             break
         # The table waits for Anna: the page and the group's table must say the same.
@@ -299,11 +303,15 @@ async def play_one_deal(fake: FakeTelegram, table: Table, browser: Browser, tmp_
         assert playable, snap
         assert {h["card"] for h in snap["hand"]} >= set(playable)
         await make_a_move(browser, snap)
+        moved = time.monotonic()
         turns += 1
     done = await snapshot(browser)
     assert done["deal"], "the deal ended within the time"
     assert turns >= 4 and screenshot == 1 and last_trick_looks == 1
     assert cues >= 1  # the turn was cued in the page
+    print(f"page updates after a move: max {max(waits):.2f} s over {len(waits)} turns")
+    # Pushed at the commit: well under the 5 s the stream would take to notice by itself.
+    assert max(waits) < 3.5, waits
     posts = await fake.wait_for(
         lambda: [m.text for m in fake.messages(table.group) if "Deal 1 is over" in (m.text or "")],
         what="the deal's result in the group",
