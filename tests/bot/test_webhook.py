@@ -3,8 +3,10 @@ webhook settings; the database ping behind /healthz."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -13,6 +15,7 @@ from typing import Any, cast
 
 import aiohttp
 import pytest
+from fakebot.server import TEST_TOKEN, FakeTelegram
 from telegram import Bot, Update
 from telegram.ext import Application
 
@@ -184,3 +187,33 @@ def test_a_webhook_without_a_secret_refuses_to_start_with_one_line(tmp_path: Pat
         "kozel-bot: KOZEL_WEBHOOK_SECRET is not set: webhook mode needs a secret "
         "(1-256 characters A-Z a-z 0-9 _ -)"
     ]
+
+
+async def test_a_port_in_use_ends_the_bot_with_one_clear_line(
+    fake_telegram: FakeTelegram, tmp_path: Path
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = int(taken.getsockname()[1])
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KOZEL_")}
+        env.update(
+            KOZEL_BOT_TOKEN=TEST_TOKEN,
+            KOZEL_BOT_API_URL=fake_telegram.url,
+            KOZEL_DB=str(tmp_path / "kozel.sqlite3"),
+            KOZEL_LOG_LEVEL="WARNING",
+            KOZEL_WEBHOOK_URL=f"http://127.0.0.1:{port}/hook",
+            KOZEL_WEBHOOK_SECRET=SECRET,
+            KOZEL_LISTEN=f"127.0.0.1:{port}",
+            NO_PROXY="127.0.0.1,localhost",
+            no_proxy="127.0.0.1,localhost",
+        )
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", env=env, stderr=asyncio.subprocess.PIPE
+        )
+        _, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 2, err.decode()
+    lines = err.decode().strip().splitlines()
+    assert not any("Traceback" in line for line in lines), err.decode()
+    assert lines[-1].startswith(f"kozel-bot: cannot listen on 127.0.0.1:{port} (KOZEL_LISTEN): ")
+    assert not fake_telegram.calls_to("setWebhook")
