@@ -14,4 +14,10 @@ ENV KOZEL_DB=/data/kozel.sqlite3 \
     PYTHONUNBUFFERED=1
 VOLUME ["/data"]
 USER kozel
+# The web server (webhook mode, the Mini App, GET /healthz) listens here (KOZEL_LISTEN).
+EXPOSE 8080
+# Asks GET /healthz when the web server runs; polling without it has no endpoint (the check
+# then passes, and a crash shows as an exited container).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+    CMD ["python", "-m", "bot.healthcheck"]
 ENTRYPOINT ["kozel-bot"]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 DEFAULT_API_URL = "https://api.telegram.org"
 
-HELP = """kozel-bot — the Kozel card game bot for Telegram group chats (long polling).
+HELP = """kozel-bot — the Kozel card game bot for Telegram group chats.
 
 Environment:
   KOZEL_BOT_TOKEN    the bot's token from @BotFather (required)
@@ -25,7 +27,19 @@ Environment:
   KOZEL_PRIVATE_RATE_LIMIT  requests per second to one private chat (default: 1)
   KOZEL_TABLE_INTERVAL  seconds a group's table waits for more moves before an edit (default: 1)
   KOZEL_HAND_INTERVAL  seconds the hand of a player who only waits waits (default: 4)
+  KOZEL_WEBHOOK_URL  the public HTTPS URL Telegram posts updates to; unset: long polling
+  KOZEL_WEBHOOK_SECRET  the secret Telegram sends with every update (required with
+                     KOZEL_WEBHOOK_URL; 1-256 characters A-Z a-z 0-9 _ -)
+  KOZEL_PUBLIC_URL   HTTPS base Telegram opens the Mini App at (<url>/app); enables the Mini
+                     App and starts the web server
+  KOZEL_WEBAPP_NAME  the Mini App's short name at @BotFather (a group table's link
+                     t.me/<bot>/<name>)
+  KOZEL_LISTEN       host:port the web server listens on (webhook, Mini App, GET /healthz;
+                     default: 0.0.0.0:8080)
 """
+
+DEFAULT_LISTEN = "0.0.0.0:8080"
+_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 
 class ConfigError(Exception):
@@ -47,10 +61,22 @@ class Config:
     private_rate_limit: float = 1.0
     database_url: str = ""
 
+    webhook_url: str | None = None
+    webhook_secret: str | None = None
+    listen_host: str = "0.0.0.0"
+    listen_port: int = 8080
+    public_url: str | None = None
+    webapp_name: str | None = None
+
     @property
     def storage(self) -> str:
         """What ``open_storage`` opens: the PostgreSQL URL if one is set, else the SQLite file."""
         return self.database_url or self.db
+
+    @property
+    def web_server(self) -> bool:
+        """Whether the bot runs its HTTP server (the webhook or the Mini App needs it)."""
+        return self.webhook_url is not None or self.public_url is not None
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Config:
@@ -81,6 +107,8 @@ class Config:
                 "KOZEL_DATABASE_URL must be a postgresql:// URL "
                 "(postgresql://user@host/db); unset it to use the SQLite file KOZEL_DB"
             )
+        webhook_url, webhook_secret = _webhook(env)
+        host, port = _listen(env.get("KOZEL_LISTEN", "").strip() or DEFAULT_LISTEN)
         return cls(
             token=token,
             db=env.get("KOZEL_DB", "kozel.sqlite3"),
@@ -94,4 +122,39 @@ class Config:
             group_rate_limit=group_rate_limit,
             private_rate_limit=private_rate_limit,
             database_url=database_url,
+            webhook_url=webhook_url,
+            webhook_secret=webhook_secret,
+            listen_host=host,
+            listen_port=port,
+            public_url=env.get("KOZEL_PUBLIC_URL", "").strip().rstrip("/") or None,
+            webapp_name=env.get("KOZEL_WEBAPP_NAME", "").strip() or None,
         )
+
+
+def _webhook(env: dict[str, str]) -> tuple[str | None, str | None]:
+    url = env.get("KOZEL_WEBHOOK_URL", "").strip() or None
+    secret = env.get("KOZEL_WEBHOOK_SECRET", "").strip() or None
+    if url is None:
+        return None, None
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise ConfigError(f"KOZEL_WEBHOOK_URL must be an https:// URL, not {url!r}")
+    if secret is None:
+        raise ConfigError(
+            "KOZEL_WEBHOOK_SECRET is not set: webhook mode needs a secret "
+            "(1-256 characters A-Z a-z 0-9 _ -)"
+        )
+    if not _SECRET.fullmatch(secret):
+        raise ConfigError(
+            "KOZEL_WEBHOOK_SECRET must be 1-256 characters from A-Z a-z 0-9 _ - "
+            "(Telegram allows no others)"
+        )
+    return url, secret
+
+
+def _listen(value: str) -> tuple[str, int]:
+    host, colon, port = value.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")  # [::]:8080
+    if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ConfigError(f"KOZEL_LISTEN must be host:port (like {DEFAULT_LISTEN}), not {value!r}")
+    return host, int(port)

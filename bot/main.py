@@ -1,4 +1,4 @@
-"""``kozel-bot``: read the environment, run the bot with long polling."""
+"""``kozel-bot``: read the environment, run the bot (long polling, or a webhook)."""
 
 from __future__ import annotations
 

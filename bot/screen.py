@@ -10,6 +10,7 @@ class Button:
     text: str
     data: str | None = None  # callback data (<= 64 bytes)
     url: str | None = None
+    web_app: str | None = None  # a Mini App page to open (Telegram allows it in private chats)
 
 
 @dataclass(frozen=True)

@@ -70,8 +70,10 @@ def hand_screen(
     ply: int,
     selection: Sequence[Card],
     away: bool = False,
+    page_url: str | None = None,
 ) -> Screen:
-    """A player's private hand: cards as buttons, legal choices live, confirm buttons."""
+    """A player's private hand: cards as buttons, legal choices live, confirm buttons; with
+    ``page_url`` a last button opens the Mini App."""
     assert view.seat is not None
     legal = list(view.legal)
     lines = [title_line(t, view, escape(chat_title)), trump_stock_line(t, view)]
@@ -97,7 +99,7 @@ def hand_screen(
     if away:
         rows.append([Button("🙋 " + t._("I'm back"), cb(Op.BACK))])
         lines += ["", t._("Your cards: {cards}", cards=cards_text(view.hand))]
-        return Screen.of("\n".join(lines), rows)
+        return Screen.of("\n".join(lines), [*rows, open_table_row(t, page_url)])
     playable = {c for a in legal if not a.verb.is_special for c in a.cards}
     chosen = set(selection)
     rows.append(
@@ -122,7 +124,14 @@ def hand_screen(
         for a in legal
         if a.verb.is_special
     ]
-    return Screen.of("\n".join(lines), rows)
+    return Screen.of("\n".join(lines), [*rows, open_table_row(t, page_url)])
+
+
+def open_table_row(t: Translator, page_url: str | None) -> list[Button]:
+    """The Mini App's button: a web_app button in private chats (empty without a page)."""
+    if page_url is None:
+        return []
+    return [Button("🃏 " + t._("Open the table"), web_app=page_url)]
 
 
 def illegal_text(t: Translator, err: IllegalActionError) -> str:

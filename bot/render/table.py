@@ -10,7 +10,7 @@ from kozel_rules.variant import get_variant
 from kozel_rules.view import PlayView, SeatView, TrickView
 
 from ..i18n import Translator
-from ..screen import Screen
+from ..screen import Button, Screen
 from .labels import SeatInfo, cards_text, seat_label, side_name
 from .rules_text import variant_name
 
@@ -113,8 +113,10 @@ def table_screen(
     seats: Sequence[SeatInfo],
     deal_lines: Sequence[str] = (),
     cancelled: bool = False,
+    app_link: str | None = None,
 ) -> Screen:
-    """The group's table message. Uses the public view only (view.seat must be None)."""
+    """The group's table message. Uses the public view only (view.seat must be None).
+    ``app_link``: the Mini App's direct link (groups may not have web_app buttons)."""
     assert view.seat is None, "the group table is rendered from the public view only"
     lines = [
         title_line(t, view, t._("deal {n}", n=view.deal_number)),
@@ -141,4 +143,6 @@ def table_screen(
     lines += deal_lines
     if cancelled:
         lines += ["", "✖️ " + t._("The table was cancelled.")]
-    return Screen.of("\n".join(lines))
+    if app_link is None or cancelled or view.match_over:
+        return Screen.of("\n".join(lines))
+    return Screen.of("\n".join(lines), [[Button("🃏 " + t._("Open the table"), url=app_link)]])

@@ -43,7 +43,7 @@ async def close_table(core: Core, table_id: int, *, reason: str) -> None:
         # The lobby, or the table and every hand, say so; the keyboards go.
         owe = feed.closed(core, table)
         await core.storage.tables.save(table, expected_version=table.version, log=[entry], owe=owe)
-    core.wake_sender()
+    core.table_changed(table_id)
     turns.disarm(core, table_id)
 
 

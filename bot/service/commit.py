@@ -56,7 +56,7 @@ async def commit(
         table, expected_version=table.version, log=entries, match=finished, rate=rate, owe=owed
     )
     core.keep_match(table, match)
-    core.wake_sender()
+    core.table_changed(table.id)
     turns.arm(core, table, match)
     return events
 
@@ -92,5 +92,5 @@ async def save_change(
         table, expected_version=table.version, log=log, owe=[*owed, *extra]
     )
     core.keep_match(table, match)
-    core.wake_sender()
+    core.table_changed(table.id)
     turns.arm(core, table, match)

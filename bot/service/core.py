@@ -14,6 +14,7 @@ from kozel_rules.match import Match
 
 from ..storage import Storage, TableRecord
 from .budget import Budget, Budgeted
+from .live import Live
 from .ports import Messenger, Scheduler
 
 MATCHES_KEPT = 256  # loaded matches kept in memory (a cache: any one can be loaded again)
@@ -30,6 +31,8 @@ class Settings:
     default_ai_level: str = "strong"
     default_variant: str = "street"
     timeout_scale: float = 1.0  # multiplies turn timers (tests run them fast)
+    public_url: str | None = None  # the HTTPS base of the Mini App (None: no Mini App)
+    webapp_name: str | None = None  # the Mini App's short name at @BotFather (direct links)
 
 
 class Core:
@@ -49,6 +52,7 @@ class Core:
         self.budget = budget or Budget()
         self.messenger: Messenger = Budgeted(messenger, self.budget)
         self.outbox_ready = asyncio.Event()  # set by every change that owes Telegram something
+        self.live = Live()  # the Mini App pages watching tables
         # A lock lives while someone holds or waits for it; then it is forgotten.
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self._chat_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
@@ -93,6 +97,11 @@ class Core:
     def wake_sender(self) -> None:
         self.outbox_ready.set()
 
+    def table_changed(self, table_id: int) -> None:
+        """A change of the table is committed: the sender and the table's open pages hear."""
+        self.outbox_ready.set()
+        self.live.changed(table_id)
+
     @asynccontextmanager
     async def table_lock(self, table_id: int) -> AsyncIterator[None]:
         async with _lock(self._locks, table_id):
@@ -109,6 +118,7 @@ class Core:
             "locks": len(self._locks) + len(self._chat_locks),
             "matches": len(self._matches),
             "budget": self.budget.tracked(),
+            "watchers": self.live.tracked(),
         }
 
 

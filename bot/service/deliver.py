@@ -18,7 +18,7 @@ from ..render.lobby import lobby_closed_text
 from ..render.table import table_screen
 from ..screen import Screen
 from ..storage import Actor, LogEntry, LogKind, OutboxKind, Owed, TableRecord, TableStatus
-from . import feed, turns
+from . import feed, turns, webapp
 from .admin import topic_gone
 from .core import Core
 from .people import chat_t, chat_title, seat_infos, user_t
@@ -73,6 +73,7 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
         seats=seat_infos(table),
         deal_lines=[f"\n{table.note}"] if table.note else [],
         cancelled=table.status == TableStatus.CANCELLED,
+        app_link=webapp.table_link(core, table_id),
     )
     try:
         sent = await _show(
@@ -158,11 +159,13 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
             ply=match.ply,
             selection=[Card.parse(c) for c in record.selection],
             away=record.away,
+            page_url=webapp.page_url(core, table_id),
         )
     chat = user.private_chat_id if user and user.private_chat_id else record.user_id
     # A new hand message (with a notification) only while it is still their turn.
     my_turn = view.to_move == seat and not record.away and table.status == TableStatus.PLAYING
-    renew = item.renew and my_turn
+    # A player watching the Mini App hears their turn there (a cue in the page): no new message.
+    renew = item.renew and my_turn and not core.live.is_watched(table_id, seat)
     try:
         sent = await _show(core, chat, record.hand_message_id, screen, renew, notify=renew)
     except Unreachable:

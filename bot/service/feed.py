@@ -19,6 +19,7 @@ from kozel_rules.match import Match
 from kozel_rules.result import DealResult
 
 from ..i18n import Translator
+from ..render.labels import SeatInfo
 from ..render.lobby import lobby_screen
 from ..render.results import deal_result_text, match_result_text
 from ..screen import Screen
@@ -147,16 +148,7 @@ async def after_change(
     renew_table = change.started
     for event in change.events:
         if isinstance(event, DealEnded):
-            text = deal_result_text(
-                t,
-                result=event.result,
-                view=view,
-                seats=seats,
-                totals=_totals_after(match, event.result.number),
-                sides_in=[
-                    s for s in range(match.sides) if s not in _out_before(match, event.result)
-                ],
-            )
+            text = deal_text(t, match, event.result, seats)
             owed.append(post(table.chat_id, text, table_id=table.id))
             renew_table = True  # the next deal's table goes below the result
         elif isinstance(event, MatchEnded):
@@ -193,6 +185,19 @@ def _hands_after(
         elif before[seat] != after[seat]:
             owed.append(hand(core, table, seat, Priority.WAITING))
     return owed
+
+
+def deal_text(t: Translator, match: Match, result: DealResult, seats: list[SeatInfo]) -> str:
+    """A finished deal's result as the group reads it (the Mini App shows it too)."""
+    out_before = _out_before(match, result)
+    return deal_result_text(
+        t,
+        result=result,
+        view=match.view(None),
+        seats=seats,
+        totals=_totals_after(match, result.number),
+        sides_in=[s for s in range(match.sides) if s not in out_before],
+    )
 
 
 def _out_before(match: Match, result: DealResult) -> set[int]:

@@ -28,6 +28,18 @@ class Repositories:
     def is_closed(self) -> bool:
         return self._db.is_closed
 
+    async def ping(self) -> bool:
+        """True when the database answers ``SELECT 1`` (the health check); False when it is
+        closed or fails in any way."""
+        if self._db.is_closed:
+            return False
+        try:
+            async with self._db.read() as conn:
+                await conn.fetchone("SELECT 1")
+        except Exception:  # whatever the driver raises, the answer is "not healthy"
+            return False
+        return True
+
     async def close(self) -> None:
         """Close the database (waiting for running operations first). Safe to call twice."""
         await self._db.close()

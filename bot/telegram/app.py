@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from aiohttp.web import AbstractRouteDef
 from telegram import BotCommand, Update
 from telegram.ext import (
     Application,
@@ -24,10 +25,13 @@ from ..service.core import Core, Settings
 from ..service.restart import resume_all
 from ..service.sender import Sender
 from ..storage import open_storage
-from . import handlers, ladder_handlers
+from ..web.mini_app import MiniApp
+from ..web.server import WebServer
+from . import handlers, ladder_handlers, webhook
 from .io import JobScheduler, TelegramMessenger
 
 log = logging.getLogger(__name__)
+HEALTH_TIMEOUT = 3.0  # seconds the database has to answer /healthz
 
 COMMANDS = (
     ("newgame", N_("open a Kozel table")),
@@ -46,16 +50,19 @@ COMMANDS = (
 
 
 def build(config: Config) -> Application:  # type: ignore[type-arg]
-    app = (
+    builder = (
         ApplicationBuilder()
         .token(config.token)
         .base_url(f"{config.api_url}/bot")
         .base_file_url(f"{config.api_url}/file/bot")
         .concurrent_updates(True)  # presses from many private chats at once; tables lock themselves
         .post_init(_post_init(config))
+        .post_stop(_close_web)
         .post_shutdown(_post_shutdown)
-        .build()
     )
+    if config.webhook_url is not None:
+        builder = builder.updater(None)  # updates come to our own web server (webhook.py)
+    app = builder.build()
     app.bot_data["config"] = config
     command_handlers = {
         "newgame": handlers.newgame_command,
@@ -90,6 +97,8 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
             table_interval=config.table_interval,
             hand_interval=config.hand_interval,
             timeout_scale=config.timeout_scale,
+            public_url=config.public_url,
+            webapp_name=config.webapp_name,
         )
         # The bot's own budget replaces PTB's rate limiter: it knows which message matters most.
         limits = Limits.of(config.rate_limit, config.group_rate_limit, config.private_rate_limit)
@@ -107,9 +116,51 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
         sender = Sender(core)
         app.bot_data["sender"] = sender
         app.bot_data["sender_task"] = asyncio.create_task(sender.run(), name="outbox sender")
+        if config.web_server:
+            await _start_web(app, core, config)
         log.info("kozel-bot @%s ready; %d unfinished tables resumed", app.bot.username, resumed)
 
     return post_init
+
+
+async def _start_web(app: Application, core: Core, config: Config) -> None:  # type: ignore[type-arg]
+    async def healthy() -> bool:
+        try:
+            return await asyncio.wait_for(core.storage.ping(), HEALTH_TIMEOUT)
+        except TimeoutError:
+            return False
+
+    server = WebServer(config.listen_host, config.listen_port, health=healthy)
+    if config.webhook_url is not None and config.webhook_secret is not None:
+        path = webhook.webhook_path(config.webhook_url)
+        server.add_routes(webhook.routes(app, path=path, secret=config.webhook_secret))
+    server.add_routes(_web_routes(app, core, config))
+    try:
+        await server.start()
+    except OSError as err:
+        raise webhook.StartupError(
+            f"cannot listen on {config.listen_host}:{config.listen_port} "
+            f"(KOZEL_LISTEN): {err.strerror or err}"
+        ) from None
+    app.bot_data["web"] = server
+
+
+def _web_routes(app: Application, core: Core, config: Config) -> list[AbstractRouteDef]:  # type: ignore[type-arg]
+    """The Mini App's routes (only with a public URL: Telegram opens the page there)."""
+    if config.public_url is None:
+        return []
+    mini_app = MiniApp(core, config.token)
+    app.bot_data["mini_app"] = mini_app
+    return list(mini_app.routes())
+
+
+async def _close_web(app: Application) -> None:  # type: ignore[type-arg]
+    server = app.bot_data.get("web")
+    mini_app = app.bot_data.get("mini_app")
+    if isinstance(mini_app, MiniApp):
+        await mini_app.close()  # its open event streams end, so the server stops at once
+    if isinstance(server, WebServer):
+        await server.stop()
 
 
 def _migrate_hook(app: Application):  # type: ignore[no-untyped-def, type-arg]
@@ -128,6 +179,7 @@ async def _register_commands(app: Application) -> None:  # type: ignore[type-arg
 
 
 async def _post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
+    await _close_web(app)
     sender, task = app.bot_data.get("sender"), app.bot_data.get("sender_task")
     if isinstance(sender, Sender) and isinstance(task, asyncio.Task):
         task.cancel()
@@ -145,6 +197,7 @@ def run(config: Config) -> int:
     retries (``bootstrap_retries=-1``: getMe, then deleteWebhook, with a growing pause of up to
     30 seconds) until Telegram answers. The first getMe is made here, on the loop that
     ``run_polling`` then uses, so that PTB's own ``initialize`` finds the bot initialized.
+    With ``KOZEL_WEBHOOK_URL`` the bot takes updates on its web server instead (``webhook.run``).
     """
     # Imported here to keep this function's needs next to it.
     import asyncio
@@ -162,6 +215,8 @@ def run(config: Config) -> int:
 
     logging.getLogger("telegram.ext").addFilter(not_invalid_token)
     app = build(config)
+    if config.webhook_url is not None:
+        return webhook.run(app, config, rejected)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)  # run_polling runs on the current event loop
     try:
@@ -181,4 +236,7 @@ def run(config: Config) -> int:
         app.run_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=-1)
     except InvalidToken:  # Telegram came within reach and refused the token
         return rejected()
+    except webhook.StartupError as err:
+        print(f"kozel-bot: {err}", file=sys.stderr)
+        return 2
     return 0

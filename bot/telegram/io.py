@@ -7,7 +7,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    WebAppInfo,
+)
 from telegram.constants import ParseMode
 from telegram.error import (
     BadRequest,
@@ -35,7 +41,15 @@ def markup(screen: Screen) -> InlineKeyboardMarkup | None:
         return None
     return InlineKeyboardMarkup(
         [
-            [InlineKeyboardButton(b.text, callback_data=b.data, url=b.url) for b in row]
+            [
+                InlineKeyboardButton(
+                    b.text,
+                    callback_data=b.data,
+                    url=b.url,
+                    web_app=WebAppInfo(b.web_app) if b.web_app else None,
+                )
+                for b in row
+            ]
             for row in screen.buttons
         ]
     )

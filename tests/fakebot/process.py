@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -13,9 +14,16 @@ from typing import IO
 
 from .server import TEST_TOKEN, FakeTelegram
 
-__all__ = ["REPO_ROOT", "BotProcess"]
+__all__ = ["REPO_ROOT", "BotProcess", "free_port"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    """A local TCP port nothing listens on (it was free a moment ago): for ``KOZEL_LISTEN``."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 class BotProcess:
@@ -103,7 +111,8 @@ class BotProcess:
     # ------------------------------------------------------------------ control
 
     async def start(self) -> None:
-        """Spawn the bot and wait until it polls (its first getUpdates request)."""
+        """Spawn the bot and wait until it takes updates: its first getUpdates request, or
+        (webhook mode) its setWebhook that the fake accepted."""
         if self._proc is not None:
             if self._proc.returncode is None and not self._expect_exit:
                 raise RuntimeError("bot process already running")
@@ -112,6 +121,7 @@ class BotProcess:
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.server.clear_failure()
         polls_before = self.server.received_count("getUpdates")
+        hooks_before = self._webhooks_set()
         self._log = self.log_path.open("ab")
         self._log.write(f"==== start #{self.starts + 1}: {self.command}\n".encode())
         self._log.flush()
@@ -128,14 +138,20 @@ class BotProcess:
         self._watcher = asyncio.create_task(self._watch(self._proc))
         try:
             await self.server.wait_for(
-                lambda: self.server.received_count("getUpdates") > polls_before,
+                lambda: (
+                    self.server.received_count("getUpdates") > polls_before
+                    or self._webhooks_set() > hooks_before
+                ),
                 self.startup_timeout,
-                what="the bot to start polling (getUpdates)",
+                what="the bot to start polling (getUpdates) or set its webhook",
             )
         except (TimeoutError, RuntimeError) as exc:
             await self.stop()
             log = self.log_text()
             raise RuntimeError(f"bot did not start: {exc}\n--- bot log ---\n{log}") from None
+
+    def _webhooks_set(self) -> int:
+        return sum(1 for call in self.server.calls_to("setWebhook") if call.status == 200)
 
     async def _watch(self, proc: asyncio.subprocess.Process) -> None:
         code = await proc.wait()

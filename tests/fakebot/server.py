@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from aiohttp import web
 
@@ -37,6 +38,7 @@ from .models import (
     Topic,
 )
 from .users import BotStatus, ChatRef, SimGroup, SimUser
+from .webhook import Delivery, Retry, WebhookSender
 
 __all__ = ["BOT_ID", "BOT_USERNAME", "TEST_TOKEN", "FakeTelegram"]
 
@@ -141,6 +143,13 @@ _CONFLICT = (
     "Conflict: terminated by other getUpdates request; make sure that only one bot instance "
     "is running"
 )
+_WEBHOOK_ACTIVE = (
+    "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to "
+    "delete the webhook first"
+)
+_SECRET_TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{1,256}")
+_WEBHOOK_PORTS = frozenset({80, 88, 443, 8443})
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 Handler = Callable[[JSONDict], Any]
 
@@ -205,9 +214,12 @@ class FakeTelegram:
         callback_query_ttl: float = 15.0,
         limits: TelegramLimits | None = None,
         clock: Callable[[], float] | None = None,
+        webhook_retry: Retry | None = None,
     ) -> None:
         """``limits`` turns Telegram's flood limits on (see :mod:`fakebot.limits`; off by
-        default); ``clock`` is the limits' clock in seconds (default ``time.monotonic``)."""
+        default); ``clock`` is the limits' clock in seconds (default ``time.monotonic``);
+        ``webhook_retry`` the pauses between webhook deliveries of an update (see
+        :mod:`fakebot.webhook`)."""
         self.token = token
         self.bot_user: JSONDict = {
             "id": BOT_ID,
@@ -229,6 +241,9 @@ class FakeTelegram:
         self.dropped_updates: list[JSONDict] = []  # filtered out by allowed_updates
         self.commands: dict[tuple[str, str], list[JSONDict]] = {}
         self.bot_texts: dict[tuple[str, str], str] = {}  # (field, language) -> value
+        self.webhook_deliveries: list[Delivery] = []  # every POST to the bot's webhook
+        self.webhook_retry = webhook_retry or Retry()
+        self._webhook: WebhookSender | None = None
 
         self._updates: list[JSONDict] = []
         self._next_update_id = 1
@@ -277,6 +292,7 @@ class FakeTelegram:
     async def stop(self) -> None:
         """Answer pending long polls, fail pending presses and close the server."""
         self._closing = True
+        await self._drop_webhook()
         self._changed.fire()
         for signal in self._chat_signals.values():
             signal.fire()
@@ -1152,19 +1168,86 @@ class FakeTelegram:
     def api_close(self, params: JSONDict) -> bool:
         return True
 
-    def api_deleteWebhook(self, params: JSONDict) -> bool:
+    async def api_deleteWebhook(self, params: JSONDict) -> bool:
+        await self._drop_webhook()
         if params.get("drop_pending_updates") is True:
             self._updates.clear()
         return True
 
+    async def api_setWebhook(self, params: JSONDict) -> bool:
+        url = str(params.get("url") or "")
+        if not url:
+            return await self.api_deleteWebhook(params)
+        parts = urlsplit(url)
+        # Telegram wants HTTPS on ports 80/88/443/8443; the fake also takes plain HTTP to a
+        # loopback address (any port), so tests need no certificates.
+        loopback = parts.hostname in _LOOPBACK
+        if parts.scheme != "https" and not (loopback and parts.scheme == "http"):
+            raise _bad("bad webhook: An HTTPS URL must be provided for webhook")
+        if not loopback and (parts.port or 443) not in _WEBHOOK_PORTS:
+            raise _bad("bad webhook: Webhook can be set up only on ports 80, 88, 443 or 8443")
+        secret = params.get("secret_token")
+        if secret is not None and not _SECRET_TOKEN_RE.fullmatch(str(secret)):
+            raise _bad("secret token contains unallowed characters")
+        allowed = params.get("allowed_updates")
+        if isinstance(allowed, list):
+            self._allowed_updates = frozenset(allowed) if allowed else DEFAULT_ALLOWED_UPDATES
+        max_connections = min(max(int(params.get("max_connections") or 40), 1), 100)
+        await self._drop_webhook()
+        if params.get("drop_pending_updates") is True:
+            self._updates.clear()
+        self._poll_generation += 1  # a long poll in progress ends with a conflict
+        self._webhook = WebhookSender(
+            url,
+            None if secret is None else str(secret),
+            max_connections,
+            pending=lambda: self._updates,
+            confirm=self._delivered,
+            wait_changed=self._changed.wait,
+            record=self._delivery_tried,
+            retry=self.webhook_retry,
+        )
+        self._webhook.start()
+        self._changed.fire()
+        return True
+
     def api_getWebhookInfo(self, params: JSONDict) -> JSONDict:
-        return {
-            "url": "",
+        hook = self._webhook
+        info: JSONDict = {
+            "url": "" if hook is None else hook.url,
             "has_custom_certificate": False,
             "pending_update_count": len(self._updates),
         }
+        if hook is not None:
+            info["max_connections"] = hook.max_connections
+            if self._allowed_updates != DEFAULT_ALLOWED_UPDATES:
+                info["allowed_updates"] = sorted(self._allowed_updates)
+            if hook.last_error_date is not None:
+                info["last_error_date"] = hook.last_error_date
+                info["last_error_message"] = hook.last_error_message
+        return info
+
+    @property
+    def webhook_url(self) -> str | None:
+        """The URL set with setWebhook, None while the bot polls."""
+        return None if self._webhook is None else self._webhook.url
+
+    async def _drop_webhook(self) -> None:
+        hook, self._webhook = self._webhook, None
+        if hook is not None:
+            await hook.stop()
+
+    def _delivery_tried(self, delivery: Delivery) -> None:
+        self.webhook_deliveries.append(delivery)
+        self._changed.fire()
+
+    def _delivered(self, update: JSONDict) -> None:
+        self._updates = [u for u in self._updates if u["update_id"] != update["update_id"]]
+        self._changed.fire()
 
     async def api_getUpdates(self, params: JSONDict) -> list[JSONDict]:
+        if self._webhook is not None:
+            raise ApiError(409, _WEBHOOK_ACTIVE)
         offset = int(params.get("offset") or 0)
         limit = min(max(int(params.get("limit") or 100), 1), 100)
         timeout = max(float(params.get("timeout") or 0), 0.0)
@@ -1181,7 +1264,7 @@ class FakeTelegram:
         deadline = loop.time() + timeout
         while True:
             if generation != self._poll_generation:
-                raise ApiError(409, _CONFLICT)
+                raise ApiError(409, _WEBHOOK_ACTIVE if self._webhook else _CONFLICT)
             if self._updates or self._closing:
                 return self._updates[:limit]
             remaining = deadline - loop.time()
@@ -1252,7 +1335,9 @@ class FakeTelegram:
     def api_sendMessage(self, params: JSONDict) -> JSONDict:
         chat = self._writable_chat(params)
         formatted = self._format(params)
-        markup = _validate_markup(params.get("reply_markup"), inline_only=False)
+        markup = _validate_markup(
+            params.get("reply_markup"), inline_only=False, private=chat.type == "private"
+        )
         reply_to = self._reply_target(chat, params)
         thread_id, in_topic, reply_to = self._bot_thread(chat, params, reply_to)
         extra: JSONDict = {}
@@ -1342,7 +1427,9 @@ class FakeTelegram:
             raise _bad("there is no text in the message to edit")
         formatted = self._format(params)
         # Telegram drops the inline keyboard when an edit does not repeat it.
-        markup = _validate_markup(params.get("reply_markup"), inline_only=True)
+        markup = _validate_markup(
+            params.get("reply_markup"), inline_only=True, private=chat.type == "private"
+        )
         if (
             formatted.text == message.text
             and formatted.entities == message.entities
@@ -1364,7 +1451,9 @@ class FakeTelegram:
         message = self._bot_message(chat, params, "edit")
         if not message.from_bot:
             raise _bad("message can't be edited")
-        markup = _validate_markup(params.get("reply_markup"), inline_only=True)
+        markup = _validate_markup(
+            params.get("reply_markup"), inline_only=True, private=chat.type == "private"
+        )
         if markup == message.reply_markup:
             raise _bad(_NOT_MODIFIED)
         message.reply_markup = markup
@@ -1634,8 +1723,23 @@ def _command_entities(text: str) -> tuple[JSONDict, ...]:
     )
 
 
-def _validate_markup(markup: Any, *, inline_only: bool) -> JSONDict | None:
-    """Check a reply_markup like Telegram; an empty inline keyboard means none."""
+def _validate_web_app(web_app: Any, *, private: bool) -> None:
+    if not private:
+        raise _bad("BUTTON_TYPE_INVALID")
+    url = web_app.get("url") if isinstance(web_app, dict) else None
+    parts = urlsplit(url) if isinstance(url, str) else None
+    https = parts is not None and parts.scheme == "https" and bool(parts.hostname)
+    local = parts is not None and parts.scheme == "http" and parts.hostname in _LOOPBACK
+    if not (https or local):
+        raise _bad(
+            f"inline keyboard button Web App URL '{url}' is invalid: Only HTTPS links are allowed"
+        )
+
+
+def _validate_markup(markup: Any, *, inline_only: bool, private: bool) -> JSONDict | None:
+    """Check a reply_markup like Telegram; an empty inline keyboard means none. ``web_app``
+    buttons are for private chats only and open HTTPS pages only (plain http on loopback is
+    let through, for tests that serve the page themselves)."""
     if markup is None or markup == "":
         return None
     if not isinstance(markup, dict):
@@ -1668,6 +1772,8 @@ def _validate_markup(markup: Any, *, inline_only: bool) -> JSONDict | None:
                     or not 1 <= len(data.encode("utf-8")) <= MAX_CALLBACK_DATA_BYTES
                 ):
                     raise _bad("BUTTON_DATA_INVALID")
+            if "web_app" in button:
+                _validate_web_app(button["web_app"], private=private)
             if "url" in button and not re.match(r"(https?|tg)://\S+$", str(button["url"])):
                 raise _bad(
                     f"inline keyboard button URL '{button['url']}' is invalid: Wrong HTTP URL"

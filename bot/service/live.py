@@ -1,0 +1,80 @@
+"""In-process push for the Mini App: who watches which table, told after every commit.
+
+A watcher is one open event stream of one seat's page; it exists while the page is open and
+visible (the page closes its stream when it is hidden). Being watched is what lets a turn be
+told in the page instead of by a new Telegram message. Everything here is a cache of this
+process: with several workers a page may miss a push from another one, so the stream also
+looks at the table's version now and then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+MAX_WATCHERS = 2000  # open streams one process keeps; more are refused (nobody may hog it)
+MAX_PER_SEAT = 4  # a player with a few tabs open is fine; a loop opening streams is not
+
+
+class Watcher:
+    """One stream's doorbell: set when its table changed, or when the process stops."""
+
+    def __init__(self, table_id: int, seat: int) -> None:
+        self.table_id = table_id
+        self.seat = seat
+        self.changed = asyncio.Event()
+        self.closed = False
+
+
+class TooManyWatchers(Exception):
+    """The process or the seat has as many open streams as it allows."""
+
+
+class Live:
+    def __init__(self) -> None:
+        self._watchers: dict[int, set[Watcher]] = {}
+        self._seats: Counter[tuple[int, int]] = Counter()
+        self._count = 0
+
+    def changed(self, table_id: int) -> None:
+        """A change of the table was committed: wake its pages."""
+        for watcher in self._watchers.get(table_id, ()):
+            watcher.changed.set()
+
+    @contextmanager
+    def watch(self, table_id: int, seat: int) -> Iterator[Watcher]:
+        key = (table_id, seat)
+        if self._count >= MAX_WATCHERS or self._seats[key] >= MAX_PER_SEAT:
+            raise TooManyWatchers(f"table {table_id} seat {seat}")
+        watcher = Watcher(table_id, seat)
+        self._watchers.setdefault(table_id, set()).add(watcher)
+        self._seats[key] += 1
+        self._count += 1
+        try:
+            yield watcher
+        finally:
+            self._count -= 1
+            self._seats[key] -= 1
+            if self._seats[key] <= 0:
+                del self._seats[key]
+            watchers = self._watchers.get(table_id)
+            if watchers is not None:
+                watchers.discard(watcher)
+                if not watchers:
+                    del self._watchers[table_id]
+
+    def is_watched(self, table_id: int, seat: int) -> bool:
+        """Whether the seat's player has the page open and visible in this process."""
+        return self._seats.get((table_id, seat), 0) > 0
+
+    def close(self) -> None:
+        """The process stops: every stream ends."""
+        for watchers in self._watchers.values():
+            for watcher in watchers:
+                watcher.closed = True
+                watcher.changed.set()
+
+    def tracked(self) -> int:
+        return self._count

@@ -1,0 +1,224 @@
+"""The Mini App's HTTP side: the page, its API and its live event stream (aiohttp routes).
+
+Every API call carries the raw ``initData`` in the ``X-Telegram-Init-Data`` header; it is
+checked (``auth``) before anything is read, and binds the caller to their own seat. Moves go
+through the service's use cases, the same as the hand's buttons. The stream pushes the seat's
+state after every committed change of its table (``Core.live``), with no Telegram call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from contextlib import suppress
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs
+
+from aiohttp import web
+
+from ..i18n import get_translator, negotiate
+from ..service import webapp
+from ..service.core import Core
+from ..service.live import TooManyWatchers
+from ..service.ports import Person
+from .auth import InitDataError, WebUser, check_init_data
+from .limits import RateLimit
+from .state import seat_state
+from .strings import page_strings, too_many_text, unauthorized_text
+
+log = logging.getLogger(__name__)
+
+HEADER = "X-Telegram-Init-Data"
+RECHECK = 5.0  # seconds between a stream's own looks at its table (pushes may come from elsewhere)
+MAX_BODY = 2048
+STATIC = {
+    "app.js": "application/javascript",
+    "cards.js": "application/javascript",
+    "theme.js": "application/javascript",
+    "app.css": "text/css",
+}
+# The page's own files only, and Telegram's script (optional: the page works without it).
+CSP = (
+    "default-src 'none'; script-src 'self' https://telegram.org; style-src 'self'; "
+    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
+)
+
+
+class MiniApp:
+    def __init__(self, core: Core, token: str) -> None:
+        self.core = core
+        self._token = token
+        self._limit = RateLimit()
+        folder = resources.files("bot.web") / "static"
+        self._files = {name: (folder / name).read_bytes() for name in [*STATIC, "app.html"]}
+
+    def routes(self) -> list[web.RouteDef]:
+        return [
+            web.get("/app", self.page),
+            web.get("/app/static/{name}", self.static),
+            web.get("/api/state", self.state),
+            web.post("/api/move", self.move),
+            web.post("/api/back", self.back),
+            web.get("/api/events", self.events),
+        ]
+
+    async def close(self) -> None:
+        """End every open stream (the server is stopping)."""
+        self.core.live.close()
+        await asyncio.sleep(0)
+
+    # ---------------------------------------------------------------- files
+
+    async def page(self, request: web.Request) -> web.Response:
+        headers = {"Content-Security-Policy": CSP, "Cache-Control": "no-cache"}
+        return web.Response(
+            body=self._files["app.html"], content_type="text/html", charset="utf-8", headers=headers
+        )
+
+    async def static(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if name not in STATIC:
+            raise web.HTTPNotFound()
+        return web.Response(
+            body=self._files[name],
+            content_type=STATIC[name],
+            charset="utf-8",
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    # ---------------------------------------------------------------- API
+
+    async def state(self, request: web.Request) -> web.Response:
+        user, table_id = self._caller(request)
+        page = await self._page(table_id, user)
+        return _json(
+            {"state": seat_state(page), "strings": page_strings(page.t), "lang": page.t.lang}
+        )
+
+    async def move(self, request: web.Request) -> web.Response:
+        user, table_id = self._caller(request)
+        body = await _body(request)
+        ply, verb, cards = body.get("ply"), body.get("verb"), body.get("cards")
+        if (
+            not isinstance(ply, int)
+            or not isinstance(verb, str)
+            or not isinstance(cards, list)
+            or not all(isinstance(c, str) for c in cards)
+            or len(cards) > 4
+        ):
+            raise web.HTTPBadRequest(text="bad move")
+        reply, made = await webapp.play(self.core, table_id, _person(user), ply, verb, cards)
+        return await self._answer(table_id, user, reply.text, made)
+
+    async def back(self, request: web.Request) -> web.Response:
+        user, table_id = self._caller(request)
+        reply = await webapp.come_back(self.core, table_id, _person(user))
+        return await self._answer(table_id, user, reply.text, not reply.alert)
+
+    async def _answer(self, table_id: int, user: WebUser, text: str, ok: bool) -> web.Response:
+        page = await self._page(table_id, user)
+        return _json({"ok": ok, "text": text, "state": seat_state(page)})
+
+    # ---------------------------------------------------------------- live
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        user, table_id = self._caller(request)
+        page = await self._page(table_id, user)
+        response = web.StreamResponse(
+            headers={
+                "Content-Type": "text/event-stream",
+                "Cache-Control": "no-cache",
+                "X-Accel-Buffering": "no",  # proxies must not hold the events back
+            }
+        )
+        try:
+            with self.core.live.watch(table_id, page.seat) as watcher:
+                await response.prepare(request)
+                sent = None
+                while not watcher.closed:
+                    watcher.changed.clear()
+                    page = await self._page(table_id, user)
+                    if page.table.version != sent:
+                        data = json.dumps(seat_state(page), ensure_ascii=False)
+                        await response.write(f"event: state\ndata: {data}\n\n".encode())
+                        sent = page.table.version
+                    else:
+                        await response.write(b": still here\n\n")
+                    if not webapp.is_playing(page.table):
+                        break  # the final state is out; nothing will change any more
+                    with suppress(TimeoutError):
+                        await asyncio.wait_for(watcher.changed.wait(), RECHECK)
+        except TooManyWatchers:
+            raise _refused(429, too_many_text(page.t)) from None
+        except (ConnectionError, web.HTTPForbidden):
+            pass  # the page went away, or the player lost the seat
+        return response
+
+    # ---------------------------------------------------------------- checks
+
+    def _caller(self, request: web.Request) -> tuple[WebUser, int]:
+        raw = request.headers.get(HEADER)
+        try:
+            user = check_init_data(raw, self._token)
+        except InitDataError as err:
+            log.info("mini app: refused initData from %s: %s", request.remote, err)
+            t = get_translator(_unverified_language(raw))
+            raise _refused(401, unauthorized_text(t)) from None
+        t = get_translator(negotiate(user.language_code))
+        if not self._limit.allow(user.user_id, time.monotonic()):
+            raise _refused(429, too_many_text(t))
+        table = request.query.get("table") or user.start_param or ""
+        if not table.isdigit() or len(table) > 12:
+            raise web.HTTPBadRequest(text="no table")
+        return user, int(table)
+
+    async def _page(self, table_id: int, user: WebUser) -> webapp.SeatPage:
+        try:
+            return await webapp.open_seat(self.core, table_id, _person(user))
+        except webapp.NotSeated as err:
+            raise _refused(403, str(err)) from None
+
+
+def _person(user: WebUser) -> Person:
+    return Person(user.user_id, user.first_name, user.username, user.language_code)
+
+
+def _unverified_language(raw: str | None) -> str:
+    """The language an unchecked initData claims: only to word the refusal."""
+    try:
+        user = json.loads(parse_qs(raw or "").get("user", ["{}"])[0])
+        code = user.get("language_code") if isinstance(user, dict) else None
+    except ValueError:
+        code = None
+    return negotiate(code if isinstance(code, str) else None)
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    if request.content_length is None or request.content_length > MAX_BODY:
+        raise web.HTTPRequestEntityTooLarge(
+            max_size=MAX_BODY, actual_size=request.content_length or 0
+        )
+    try:
+        body = await request.json()
+    except ValueError:
+        raise web.HTTPBadRequest(text="not JSON") from None
+    if not isinstance(body, dict):
+        raise web.HTTPBadRequest(text="not an object")
+    return body
+
+
+def _json(data: dict[str, Any]) -> web.Response:
+    return web.json_response(data, dumps=lambda d: json.dumps(d, ensure_ascii=False))
+
+
+def _refused(status: int, text: str) -> web.HTTPException:
+    kinds: dict[int, type[web.HTTPException]] = {
+        401: web.HTTPUnauthorized,
+        403: web.HTTPForbidden,
+        429: web.HTTPTooManyRequests,
+    }
+    body = json.dumps({"error": text}, ensure_ascii=False)
+    return kinds[status](text=body, content_type="application/json")

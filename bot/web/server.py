@@ -1,0 +1,62 @@
+"""A small aiohttp server: routes added by its users, and ``GET /healthz`` for load balancers."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+
+from aiohttp import web
+
+log = logging.getLogger(__name__)
+
+
+class WebServer:
+    """One listening socket for the webhook and the Mini App; routes are added before start."""
+
+    def __init__(self, host: str, port: int, *, health: Callable[[], Awaitable[bool]]) -> None:
+        self.host = host
+        self.port = port
+        self._health = health
+        self.app = web.Application()
+        self.app.router.add_get("/healthz", self._healthz)
+        self._runner: web.AppRunner | None = None
+
+    def add_routes(self, routes: Iterable[web.AbstractRouteDef]) -> None:
+        self.app.add_routes(routes)
+
+    async def start(self) -> None:
+        runner = web.AppRunner(self.app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self.port)
+        try:
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        log.info("web server listening on %s:%d", self.host, self.port)
+
+    @property
+    def bound_port(self) -> int:
+        """The port actually listened on (differs from ``port`` when that is 0)."""
+        if self._runner is None:
+            return self.port
+        for address in self._runner.addresses:
+            if isinstance(address, tuple) and len(address) >= 2:
+                return int(address[1])
+        return self.port
+
+    async def stop(self) -> None:
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
+
+    async def _healthz(self, request: web.Request) -> web.Response:
+        try:
+            healthy = await self._health()
+        except Exception:  # a health check that raises means unhealthy, said once in the log
+            log.warning("health check failed", exc_info=True)
+            healthy = False
+        if healthy:
+            return web.Response(text="ok\n")
+        return web.Response(status=503, text="unavailable\n")

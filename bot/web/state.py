@@ -1,0 +1,164 @@
+"""What the page gets: one seat's view as JSON, with every text already translated.
+
+Built from the engine's per-seat view only (``Match.view(seat)``): the seat's own hand and
+legal actions, the public facts about the others (hand sizes, face-up cards, face-down
+counts), never another hand, a face-down card of another seat, or a running card-point total.
+Texts are plain (the page puts them in as text, never as markup).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from html import unescape
+from typing import Any
+
+from kozel_rules.action import Action
+from kozel_rules.view import PlayView, SeatView, TrickView
+
+from ..i18n import Translator
+from ..render.hand import hand_prompt, is_trump
+from ..render.labels import action_label, side_members
+from ..render.rules_text import variant_name
+from ..render.table import phase_line, standings_line, trump_stock_line
+from ..service.webapp import SeatPage
+from ..storage import TableStatus
+
+_TAG = re.compile(r"<[^>]+>")
+
+
+def plain(html: str) -> str:
+    """Our screens' HTML as text: every name in it was escaped, so no tag comes from a user."""
+    return unescape(_TAG.sub("", html))
+
+
+def _play(play: PlayView, top: bool) -> dict[str, Any]:
+    return {
+        "seat": play.seat,
+        "verb": str(play.verb),
+        "cards": [str(c) for c in play.cards],  # empty for another seat's face-down play
+        "count": play.count,
+        "face_down": play.verb.is_face_down,
+        "top": top,
+    }
+
+
+def _trick(trick: TrickView | None) -> dict[str, Any] | None:
+    if trick is None:
+        return None
+    top_index = None
+    if trick.taker is None and trick.top_seat is not None:
+        for i in range(len(trick.plays) - 1, -1, -1):
+            play = trick.plays[i]
+            if play.seat == trick.top_seat and not play.verb.is_face_down:
+                top_index = i
+                break
+    return {
+        "leader": trick.leader,
+        "taker": trick.taker,
+        "plays": [_play(p, i == top_index) for i, p in enumerate(trick.plays)],
+    }
+
+
+def _action(t: Translator, action: Action) -> dict[str, Any]:
+    return {
+        "verb": str(action.verb),
+        "cards": [str(c) for c in action.cards],
+        "special": action.verb.is_special,
+        "label": action_label(t, action),
+    }
+
+
+def _seats(page: SeatPage, view: SeatView) -> list[dict[str, Any]]:
+    t, me = page.t, page.seat
+    mine = side_members(view.sides, view.sides[me])
+    leader = view.trick.leader if view.trick is not None else view.to_move
+    seats = []
+    for seat, info in enumerate(page.seats):
+        seats.append(
+            {
+                "seat": seat,
+                "name": info.name,
+                "computer": info.ai_level is not None,
+                "away": info.away,
+                "me": seat == me,
+                "partner": seat != me and seat in mine,
+                "in_game": view.in_game[seat],
+                "dealer": seat == view.dealer,
+                "leads": seat == leader and not view.match_over,
+                "to_move": seat == view.to_move,
+                "cards": view.hand_sizes[seat],
+                "cards_text": t.n_("{n} card", "{n} cards", view.hand_sizes[seat]),
+                "tricks_text": t.n_("{n} trick", "{n} tricks", view.tricks_by_seat[seat]),
+            }
+        )
+    return seats
+
+
+def _sides(page: SeatPage, view: SeatView) -> list[dict[str, Any]]:
+    t = page.t
+    sides = []
+    for side, points in enumerate(view.defeat_points):
+        members = side_members(view.sides, side)
+        sides.append(
+            {
+                "names": " & ".join(page.seats[s].name for s in members),
+                "mine": page.seat in members,
+                "tricks": view.tricks_by_side[side],
+                "tricks_text": t.n_("{n} trick", "{n} tricks", view.tricks_by_side[side]),
+                "defeat_points": points,
+                "out": side in view.out,
+            }
+        )
+    return sides
+
+
+def seat_state(page: SeatPage, *, now: float | None = None) -> dict[str, Any]:
+    """The page's whole state for one seat."""
+    t, table, seat = page.t, page.table, page.seat
+    view = page.match.view(seat)
+    legal = list(view.legal)
+    playable = {c for a in legal if not a.verb.is_special for c in a.cards}
+    record = table.seats[seat]
+    deadline = table.seats[view.to_move].deadline if view.to_move is not None else None
+    now = time.time() if now is None else now
+    return {
+        "table": table.id,
+        "version": table.version,
+        "ply": page.match.ply,
+        "status": str(table.status),
+        "seat": seat,
+        "title": plain(variant_name(t, view.variant)) + " · " + page.chat_title,
+        "chat": page.chat_title,
+        "deal": view.deal_number,
+        "trump": view.trump.symbol if view.trump is not None else None,
+        "trump_card": str(view.trump_card)
+        if view.trump_card and not view.trump_card_drawn
+        else None,
+        "stock": view.stock,
+        "trump_text": plain(trump_stock_line(t, view)),
+        "hand": [
+            {"card": str(c), "trump": is_trump(view, c), "playable": c in playable}
+            for c in view.hand
+        ],
+        "actions": [_action(t, a) for a in legal],
+        "away": record.away,
+        "seats": _seats(page, view),
+        "sides": _sides(page, view),
+        "standings_text": plain(standings_line(t, view, page.seats)),
+        "to_move": view.to_move,
+        "my_turn": view.to_move == seat and not record.away,
+        "prompt": plain(hand_prompt(t, view, legal)),
+        "phase_text": plain(phase_line(t, view, page.seats)),
+        "trick": _trick(view.trick),
+        "last_trick": _trick(view.last_trick),
+        "timer": max(0.0, round(deadline - now, 1)) if deadline is not None else None,
+        "deal_text": plain(page.deal_text) if page.deal_text else None,
+        "match_text": plain(page.match_text) if page.match_text else None,
+        "match_over": view.match_over,
+        "closed_text": (
+            "✖️ " + t._("The table was cancelled.")
+            if table.status == TableStatus.CANCELLED
+            else None
+        ),
+    }

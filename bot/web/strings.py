@@ -1,0 +1,40 @@
+"""The page's own words, in the player's language (the bot's catalogs; the page has none)."""
+
+from __future__ import annotations
+
+from ..i18n import Translator
+
+
+def page_strings(t: Translator) -> dict[str, str]:
+    """Texts the page shows by itself; ``{card}`` and ``{chat}`` are filled in by the page."""
+    return {
+        "reconnecting": t._("Connection lost — reconnecting…"),
+        "you": t._("You"),
+        # TRANSLATORS: a mark next to a seat's name in the Mini App.
+        "partner": t._("partner"),
+        # TRANSLATORS: the Mini App: the seat that leads the trick on the table now.
+        "leads": t._("leads"),
+        "dealer": t._("dealer"),
+        "face_down": t._("a card face down"),
+        "on_table": t._("On the table"),
+        "show_last": t._("Show the last trick"),
+        "hide_last": t._("Hide the last trick"),
+        "clear": "↺ " + t._("Clear selection"),
+        "back": "🙋 " + t._("I'm back"),
+        "your_turn": "🔔 " + t._("Your turn in {chat}!", chat="{chat}"),
+        "not_with": t._("{card} does not go with the cards you chose.", card="{card}"),
+        "cannot_now": t._("{card} cannot be played now.", card="{card}"),
+        "not_turn": t._("Not your turn yet."),
+        "trick_taken": t._("Last trick taken by {name}:", name="{name}"),
+    }
+
+
+def unauthorized_text(t: Translator) -> str:
+    return t._(
+        "This page only works when Telegram opens it. Open the table again from your chat "
+        "with the bot."
+    )
+
+
+def too_many_text(t: Translator) -> str:
+    return t._("Too many requests — wait a moment.")

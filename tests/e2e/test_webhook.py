@@ -1,0 +1,158 @@
+"""Webhook mode end to end: the fake Bot API POSTs updates to the real bot's web server."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import sqlite3
+from pathlib import Path
+
+import aiohttp
+import pytest
+from fakebot.fixtures import BotProcessFactory
+from fakebot.process import BotProcess, free_port
+from fakebot.server import FakeTelegram
+from fakebot.webhook import SECRET_HEADER
+
+from .driver import ENV_FAST, MATCH_OVER, Table
+
+pytestmark = pytest.mark.e2e
+
+SECRET = "s3cret-for_the-tests"
+
+
+def webhook_env(port: int) -> dict[str, str]:
+    return {
+        **ENV_FAST,
+        "KOZEL_WEBHOOK_URL": f"http://127.0.0.1:{port}/telegram/hook",
+        "KOZEL_WEBHOOK_SECRET": SECRET,
+        "KOZEL_LISTEN": f"127.0.0.1:{port}",
+    }
+
+
+async def webhook_bot(bot_process: BotProcessFactory) -> tuple[BotProcess, int]:
+    port = free_port()
+    bot = bot_process(env=webhook_env(port))
+    await bot.start()
+    return bot, port
+
+
+def tables_in(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM game_tables").fetchone()[0])
+
+
+async def post(url: str, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, str]:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(url, data=body, headers=headers or {}) as response,
+    ):
+        return response.status, await response.text()
+
+
+async def test_a_whole_match_through_the_webhook(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    fake = fake_telegram
+    bot, port = await webhook_bot(bot_process)
+    assert fake.webhook_url == f"http://127.0.0.1:{port}/telegram/hook"
+    # While the webhook is set, nobody can poll: Telegram answers 409.
+    info = fake.api_getWebhookInfo({})
+    assert info["url"] == fake.webhook_url and info["pending_update_count"] == 0
+
+    anna = fake.add_user("Anna")
+    group = fake.add_group("Kozel club", [anna], admins=[anna])
+    table = Table(fake, group)
+    await table.start_private(anna)
+    await table.open(anna, "street")
+    for level in ("basic", "random", "basic"):
+        await table.add_computer(anna, level)
+    await table.start(anna)
+    await table.play([anna])
+
+    assert sum(MATCH_OVER in (m.text or "") for m in fake.messages(group)) == 1
+    assert table.presses > 0
+    assert not fake.calls_to("getUpdates"), "the bot polled although it has a webhook"
+    delivered = {d.update_id for d in fake.webhook_deliveries if d.status == 200}
+    assert delivered == {u["update_id"] for u in fake.update_log}
+    assert fake.api_getWebhookInfo({})["pending_update_count"] == 0
+    fake.assert_no_unknown_calls()
+
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(f"http://127.0.0.1:{port}/healthz") as response,
+    ):
+        assert response.status == 200
+    assert await bot.stop() == 0
+
+
+async def test_updates_wait_while_the_bot_is_down_and_come_after_it_is_back(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    fake = fake_telegram
+    bot, _ = await webhook_bot(bot_process)
+    anna = fake.add_user("Anna")
+    await bot.stop()
+
+    await anna.start_bot()  # the bot is down: Telegram keeps the update and retries
+    await fake.wait_for(
+        lambda: sum(d.status is None for d in fake.webhook_deliveries) >= 2,
+        what="two failed deliveries",
+    )
+    info = fake.api_getWebhookInfo({})
+    assert info["pending_update_count"] == 1
+    assert info["last_error_message"] == "Connection refused"
+    assert not fake.messages(anna, from_bot=True)
+
+    mark = fake.mark()
+    await bot.start()
+    hello = await fake.wait_for_message(anna, since=mark, timeout=10)
+    assert hello.text
+    await fake.wait_for(lambda: fake.api_getWebhookInfo({})["pending_update_count"] == 0)
+
+
+async def test_requests_without_the_secret_get_401_and_change_nothing(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    fake = fake_telegram
+    bot, port = await webhook_bot(bot_process)
+    url = f"http://127.0.0.1:{port}/telegram/hook"
+    anna = fake.add_user("Anna")
+    group = fake.add_group("Kozel club", [anna], admins=[anna])
+    mark = fake.mark()
+    await anna.send(group, "/help")  # a real update, as a model for the forged ones
+    await fake.wait_for_message(group, since=mark)
+    forged = copy.deepcopy(fake.update_log[-1])
+    forged["update_id"] += 1000
+    forged["message"]["message_id"] += 1000
+    forged["message"]["text"] = "/newgame street"
+    forged["message"]["entities"] = [{"type": "bot_command", "offset": 0, "length": 8}]
+    body = json.dumps(forged).encode()
+    sent_before = len(fake.messages(group, from_bot=True))
+
+    for headers in (
+        {},
+        {SECRET_HEADER: "wrong"},
+        {SECRET_HEADER: SECRET[:-1]},
+        {SECRET_HEADER: SECRET + "x"},
+        {SECRET_HEADER: SECRET.upper()},
+    ):
+        assert (await post(url, body, {"Content-Type": "application/json", **headers}))[0] == 401
+    # Right secret, but not an update: refused too.
+    for junk in (b"{not json", b"[1, 2]", b'{"update_id": "x"}', b"\xff\xfe"):
+        assert (await post(url, junk, {SECRET_HEADER: SECRET}))[0] == 400
+
+    await asyncio.sleep(0.5)  # give a wrongly accepted update time to show
+    assert len(fake.messages(group, from_bot=True)) == sent_before
+    assert tables_in(bot.db_path) == 0
+
+    # The same update with the secret does open a table: the 401s above were the check.
+    mark = fake.mark()
+    assert await post(url, body, {SECRET_HEADER: SECRET}) == (200, "ok\n")
+    await fake.wait_for_message(group, lambda m: bool(m.buttons), since=mark)
+    assert tables_in(bot.db_path) == 1
+    # Telegram repeating a delivery (its answer got lost) does not act twice.
+    assert await post(url, body, {SECRET_HEADER: SECRET}) == (200, "ok\n")
+    await asyncio.sleep(0.3)
+    assert len(fake.messages(group, from_bot=True)) == sent_before + 1

@@ -1,0 +1,491 @@
+"""The Mini App's HTTP API over an in-process bot: who may see what, moves, the live stream."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+from initdata import telegram_init_data
+from service_fakes import (
+    GROUP,
+    PEOPLE,
+    FakeMessenger,
+    FakeScheduler,
+    make_core,
+    open_storage,
+    press,
+    reload,
+    seat_four,
+    settle,
+)
+
+from bot.callback import Op, encode_action
+from bot.service import admin, moves
+from bot.service.core import Core
+from bot.service.live import MAX_PER_SEAT
+from bot.storage import SqliteStorage, TableRecord
+from bot.web.mini_app import HEADER, MiniApp
+from kozel_rules.card import CARDS, Card
+
+TOKEN = "42:TEST-TOKEN"
+STRANGER = 999
+
+
+@pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
+    store = await open_storage(tmp_path)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+def messenger() -> FakeMessenger:
+    return FakeMessenger()
+
+
+@pytest.fixture
+def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
+    core = make_core(storage, messenger, FakeScheduler())
+    core.settings = dataclasses.replace(
+        core.settings, public_url="https://kozel.example", webapp_name="table"
+    )
+    return core
+
+
+@pytest.fixture
+async def client(core: Core) -> AsyncIterator[TestClient[web.Request, web.Application]]:
+    app = web.Application()
+    mini_app = MiniApp(core, TOKEN)
+    app.add_routes(mini_app.routes())
+    async with TestClient(TestServer(app)) as client:
+        yield client
+        await mini_app.close()
+
+
+def auth(user_id: int, **kwargs: Any) -> dict[str, str]:
+    return {HEADER: telegram_init_data(TOKEN, user_id, **kwargs)}
+
+
+def person_at(table: TableRecord, seat: int) -> int:
+    user_id = table.seats[seat].user_id
+    assert user_id is not None
+    return user_id
+
+
+async def get_state(
+    client: TestClient[web.Request, web.Application], table: TableRecord, user: int
+) -> dict[str, Any]:
+    response = await client.get("/api/state", params={"table": table.id}, headers=auth(user))
+    assert response.status == 200, await response.text()
+    data: dict[str, Any] = await response.json()
+    return data
+
+
+async def test_a_player_gets_exactly_their_own_seat(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    match = core.match_of(table)
+    for seat in range(4):
+        data = await get_state(client, table, person_at(table, seat))
+        state = data["state"]
+        assert state["seat"] == seat
+        assert [h["card"] for h in state["hand"]] == [str(c) for c in match.view(seat).hand]
+        text = json.dumps(data, ensure_ascii=False)
+        shown = {str(c) for c in CARDS if f'"{c}"' in text or f" {c}" in text}
+        trump_card = match.view(None).trump_card
+        allowed = {str(c) for c in match.view(seat).hand} | {str(trump_card)}
+        assert shown <= allowed  # no card of another hand appears anywhere in the page's data
+        assert "card_points" not in text
+        assert data["strings"]["show_last"] == "Show the last trick"
+        assert state["seats"][(seat + 2) % 4]["partner"] is True
+
+
+async def test_missing_forged_stale_or_foreign_init_data_gets_401_and_changes_nothing(
+    core: Core, client: TestClient[web.Request, web.Application], storage: SqliteStorage
+) -> None:
+    table = await seat_four(core)
+    match = core.match_of(table)
+    seat = match.to_move
+    assert seat is not None
+    user = person_at(table, seat)
+    action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+    move = {"ply": match.ply, "verb": str(action.verb), "cards": [str(c) for c in action.cards]}
+    forged = telegram_init_data(TOKEN, user).replace("hash=", "hash=0")
+    headers = [
+        {},
+        {HEADER: forged},
+        auth(user, auth_date=time.time() - 3700),
+        {HEADER: telegram_init_data("43:OTHER-BOT", user)},
+    ]
+    for header in headers:
+        for method, path, body in [
+            ("GET", "/api/state", None),
+            ("POST", "/api/move", move),
+            ("POST", "/api/back", None),
+            ("GET", "/api/events", None),
+        ]:
+            response = await client.request(
+                method, path, params={"table": table.id}, headers=header, json=body
+            )
+            assert response.status == 401, (path, header)
+            assert "Telegram" in (await response.json())["error"]
+    fresh = await reload(core, table)
+    assert fresh.version == table.version and fresh.match_state == table.match_state
+
+
+async def test_a_stranger_and_a_wrong_table_get_403(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    response = await client.get("/api/state", params={"table": table.id}, headers=auth(STRANGER))
+    assert response.status == 403
+    assert (await response.json())["error"] == "You have no seat at this table."
+    response = await client.get(
+        "/api/state", params={"table": table.id + 50}, headers=auth(PEOPLE[0].user_id)
+    )
+    assert response.status == 403
+
+
+async def test_the_table_comes_from_the_direct_links_start_param(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    headers = auth(PEOPLE[1].user_id, start_param=str(table.id))
+    response = await client.get("/api/state", headers=headers)
+    assert response.status == 200
+    assert (await response.json())["state"]["table"] == table.id
+
+
+async def test_a_move_from_the_page_is_the_same_move_as_a_button(
+    core: Core, client: TestClient[web.Request, web.Application], messenger: FakeMessenger
+) -> None:
+    table = await seat_four(core)
+    match = core.match_of(table)
+    seat = match.to_move
+    assert seat is not None
+    user = person_at(table, seat)
+    action = next(a for a in match.legal_actions(seat) if a.verb.value == "lead")
+    body = {"ply": match.ply, "verb": "lead", "cards": [str(c) for c in action.cards]}
+    response = await client.post(
+        "/api/move", params={"table": table.id}, headers=auth(user), json=body
+    )
+    data = await response.json()
+    assert data["ok"] is True and data["text"].startswith("Played: ")
+    assert data["state"]["ply"] == match.ply + 1
+    assert data["state"]["trick"]["plays"][0]["cards"] == body["cards"]
+    await settle(core)
+    table = await reload(core, table)
+    assert table.table_message_id is not None
+    group = messenger.messages[table.table_message_id].screen.text
+    assert " ".join(body["cards"]) in group  # the group's table shows the card played
+    # The same press again is stale: refused, nothing changes.
+    again = await client.post(
+        "/api/move", params={"table": table.id}, headers=auth(user), json=body
+    )
+    assert (await again.json())["ok"] is False
+    assert (await reload(core, table)).match_state == table.match_state
+
+
+async def test_a_move_out_of_turn_or_malformed_is_refused(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    match = core.match_of(table)
+    seat = match.to_move
+    assert seat is not None
+    other = (seat + 1) % 4
+    card = str(match.view(other).hand[0])
+    params = {"table": table.id}
+    body = {"ply": match.ply, "verb": "lead", "cards": [card]}
+    response = await client.post(
+        "/api/move", params=params, headers=auth(person_at(table, other)), json=body
+    )
+    assert (await response.json())["ok"] is False
+    for bad in [
+        {"ply": "x"},
+        {"ply": 0, "verb": "lead", "cards": "K♠"},
+        [1],
+        {"ply": 0, "verb": "fly", "cards": ["K♠"]},
+    ]:
+        response = await client.post(
+            "/api/move", params=params, headers=auth(person_at(table, seat)), json=bad
+        )
+        assert response.status == 400 or (await response.json())["ok"] is False
+    assert (await reload(core, table)).match_state == table.match_state
+
+
+async def read_state(stream: Any) -> dict[str, Any]:
+    """The next ``state`` event of an event stream."""
+    while True:
+        line = (await asyncio.wait_for(stream.content.readline(), 3)).decode()
+        if line.startswith("data: "):
+            data: dict[str, Any] = json.loads(line[6:])
+            return data
+
+
+async def test_the_stream_pushes_every_move_by_anyone_within_a_second(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    watcher = PEOPLE[0].user_id
+    stream = await client.get("/api/events", params={"table": table.id}, headers=auth(watcher))
+    assert stream.headers["Content-Type"].startswith("text/event-stream")
+    first = await read_state(stream)
+    assert first["ply"] == 0
+    for _ in range(3):
+        table = await reload(core, table)
+        match = core.match_of(table)
+        seat = match.to_move
+        assert seat is not None
+        action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+        started = time.monotonic()
+        reply = await moves.act(
+            core,
+            press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=encode_action(action)),
+        )
+        assert reply.text.startswith("Played")
+        pushed = await read_state(stream)
+        assert time.monotonic() - started < 1.0
+        assert pushed["ply"] == match.ply + 1
+    stream.close()
+
+
+async def test_a_watched_turn_is_told_in_the_page_not_by_a_new_message(
+    core: Core, messenger: FakeMessenger
+) -> None:
+    async def next_turn(watch: bool) -> tuple[int, bool]:
+        """Messages sent to the next player when their turn comes, and whether one rang."""
+        table = await seat_four(core)
+        match = core.match_of(table)
+        seat = match.to_move
+        assert seat is not None
+        action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+        after = match.copy()
+        after.apply(action)
+        assert after.to_move is not None and after.to_move != seat
+        chat = person_at(table, after.to_move)
+        last = max(messenger.messages)
+        with core.live.watch(table.id, after.to_move) if watch else _nothing():
+            arg = encode_action(action)
+            await moves.act(core, press(table, Op.ACT, PEOPLE[seat], version=0, arg=arg))
+            await settle(core)
+        sent = [m for m in messenger.in_chat(chat) if m.message_id > last]
+        await admin.close_table(core, table.id, reason="next")
+        await settle(core)
+        return len(sent), any(m.notify for m in sent)
+
+    assert await next_turn(False) == (1, True)  # a new hand message, with a sound
+    assert await next_turn(True) == (0, False)  # edited in place: the page cued the turn
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+
+async def test_the_buttons_open_the_mini_app(core: Core, messenger: FakeMessenger) -> None:
+    table = await seat_four(core)
+    table = await reload(core, table)
+    hand_id = table.seats[0].hand_message_id
+    assert hand_id is not None
+    buttons = [b for row in messenger.messages[hand_id].screen.buttons for b in row]
+    assert buttons[-1].web_app == f"https://kozel.example/app?table={table.id}"
+    assert table.table_message_id is not None
+    group = [b for row in messenger.messages[table.table_message_id].screen.buttons for b in row]
+    assert [b.url for b in group] == [f"https://t.me/kozel_bot/table?startapp={table.id}"]
+    assert GROUP.chat_id == messenger.messages[table.table_message_id].chat_id
+
+
+async def test_without_a_public_url_nothing_changes(storage: SqliteStorage) -> None:
+    messenger = FakeMessenger()
+    core = make_core(storage, messenger, FakeScheduler())
+    table = await seat_four(core)
+    for message in messenger.messages.values():
+        buttons = [b for row in message.screen.buttons for b in row]
+        assert all(b.web_app is None and "Open the table" not in b.text for b in buttons)
+    assert Card.parse("10♣")  # cards parse as the page sends them
+    assert table.status == "playing"
+
+
+def visible_cards(state: dict[str, Any]) -> set[str]:
+    """Every card the page's data names anywhere."""
+    text = json.dumps(state, ensure_ascii=False)
+    return {str(c) for c in CARDS if f'"{c}"' in text or f" {c}" in text}
+
+
+async def test_no_other_hand_and_no_face_down_card_of_another_seat_ever_reaches_the_page(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    watcher = 0
+    for _ in range(24):  # six tricks' worth of moves, discards among them
+        table = await reload(core, table)
+        match = core.match_of(table)
+        if match.to_move is None:
+            break
+        seat = match.to_move
+        legal = [a for a in match.legal_actions(seat) if not a.verb.is_special]
+        action = next((a for a in legal if a.verb.is_face_down), legal[0])
+        arg = encode_action(action)
+        await moves.act(core, press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=arg))
+        match = core.match_of(await reload(core, table))
+        state = (await get_state(client, table, PEOPLE[watcher].user_id))["state"]
+        public = match.view(None)
+        face_up = {
+            str(c)
+            for trick in (public.trick, public.last_trick)
+            if trick is not None
+            for play in trick.plays
+            for c in play.cards
+        }
+        own = match.view(watcher)
+        own_face_down = {
+            str(c)
+            for trick in (own.trick, own.last_trick)
+            if trick is not None
+            for play in trick.plays
+            if play.seat == watcher
+            for c in play.cards
+        }
+        allowed = {str(c) for c in own.hand} | face_up | own_face_down | {str(public.trump_card)}
+        assert visible_cards(state) <= allowed, (visible_cards(state) - allowed, state)
+
+
+async def test_the_page_speaks_the_players_language(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    user = await core.storage.users.get(PEOPLE[1].user_id)
+    assert user is not None
+    user.language = "ru"
+    await core.storage.users.upsert(user)
+    data = await get_state(client, table, PEOPLE[1].user_id)
+    assert data["lang"] == "ru"
+    assert data["strings"]["show_last"] == "Показать последнюю взятку"
+    assert data["state"]["trump_text"].startswith("Козырь")
+    stranger = await client.get(
+        "/api/state", params={"table": table.id}, headers=auth(STRANGER, language_code="de")
+    )
+    assert (await stranger.json())["error"] == "Du hast keinen Platz an diesem Tisch."
+
+
+async def test_one_player_cannot_flood_the_server(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    headers = auth(PEOPLE[2].user_id)
+    codes = [
+        (await client.get("/api/state", params={"table": table.id}, headers=headers)).status
+        for _ in range(40)
+    ]
+    assert codes[:20] == [200] * 20 and codes[-1] == 429
+    # Others are not slowed down by it.
+    assert (await get_state(client, table, PEOPLE[3].user_id))["state"]["seat"] == 3
+
+
+async def test_a_seat_may_keep_only_a_few_streams_open(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    params = {"table": table.id}
+    streams = [
+        await client.get("/api/events", params=params, headers=auth(PEOPLE[0].user_id))
+        for _ in range(MAX_PER_SEAT)
+    ]
+    assert all(s.status == 200 for s in streams)
+    extra = await client.get("/api/events", params=params, headers=auth(PEOPLE[0].user_id))
+    assert extra.status == 429
+    assert core.live.is_watched(table.id, 0) and not core.live.is_watched(table.id, 1)
+    for stream in streams:
+        stream.close()
+
+
+async def test_im_back_from_the_page(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    async with core.table_lock(table.id):
+        fresh = await reload(core, table)
+        fresh.seats[2].away = True
+        await core.storage.tables.save(fresh, expected_version=fresh.version)
+    state = (await get_state(client, table, PEOPLE[2].user_id))["state"]
+    assert state["away"] is True
+    response = await client.post(
+        "/api/back", params={"table": table.id}, headers=auth(PEOPLE[2].user_id)
+    )
+    data = await response.json()
+    assert data["ok"] is True and data["text"] == "Welcome back — it is your seat again."
+    assert data["state"]["away"] is False
+    assert not (await reload(core, table)).seats[2].away
+
+
+async def test_a_special_lead_has_its_own_control_also_out_of_turn(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    """Plain moves until some player may declare a special lead; the page offers it as its
+    own action and declaring it from the page works (also when it is not their turn)."""
+    found = None
+    for _ in range(12):  # tables: some deal soon offers a molodka
+        table = await seat_four(core, deliver=False)
+        for _ in range(60):
+            match = core.match_of(table)
+            if match.to_move is None:
+                break
+            offers = [(s, a) for s in range(4) for a in match.legal_actions(s) if a.verb.is_special]
+            if offers:
+                found = table, offers
+                break
+            seat = match.to_move
+            action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+            arg = encode_action(action)
+            await moves.act(core, press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=arg))
+            table = await reload(core, table)
+        if found:
+            break
+        await admin.close_table(core, table.id, reason="next")
+    assert found, "no special lead came up"
+    table, offers = found
+    match = core.match_of(table)
+    seat, special = next(((s, a) for s, a in offers if s != match.to_move), offers[0])
+    state = (await get_state(client, table, person_at(table, seat)))["state"]
+    specials = [a for a in state["actions"] if a["special"]]
+    assert {"verb": str(special.verb), "cards": [str(c) for c in special.cards]} in [
+        {"verb": a["verb"], "cards": a["cards"]} for a in specials
+    ]
+    assert all(a["label"].startswith(("🔥", "🏛")) for a in specials)
+    body = {"ply": match.ply, "verb": str(special.verb), "cards": [str(c) for c in special.cards]}
+    response = await client.post(
+        "/api/move", params={"table": table.id}, headers=auth(person_at(table, seat)), json=body
+    )
+    data = await response.json()
+    assert data["ok"] is True, data
+    assert data["state"]["trick"]["plays"][0]["verb"] == str(special.verb)
+
+
+async def test_a_cancelled_table_says_so_and_its_stream_ends(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    stream = await client.get(
+        "/api/events", params={"table": table.id}, headers=auth(PEOPLE[0].user_id)
+    )
+    assert (await read_state(stream))["status"] == "playing"
+    await admin.close_table(core, table.id, reason="test")
+    last = await read_state(stream)
+    assert last["status"] == "cancelled"
+    assert last["closed_text"] == "✖️ The table was cancelled."
+    rest = await asyncio.wait_for(stream.content.read(), 3)  # returns: the stream is over
+    assert rest.strip() == b""
+    assert not core.live.is_watched(table.id, 0)
