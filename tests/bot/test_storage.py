@@ -875,3 +875,9 @@ async def test_a_cancelled_save_leaves_a_consistent_usable_store(storage: Storag
     # the connection is not stuck inside a transaction
     await storage.users.upsert(UserRecord(1, "still works"))
     assert await storage.users.get(1) == UserRecord(1, "still works")
+
+
+async def test_the_health_ping_answers_while_the_store_is_open(storage: Storage) -> None:
+    assert await storage.ping() is True
+    await storage.close()
+    assert await storage.ping() is False  # /healthz then answers 503
