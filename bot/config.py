@@ -23,6 +23,8 @@ Environment:
   KOZEL_PRIVATE_RATE_LIMIT  requests per second to one private chat (default: 1)
   KOZEL_TABLE_INTERVAL  seconds a group's table waits for more moves before an edit (default: 1)
   KOZEL_HAND_INTERVAL  seconds the hand of a player who only waits waits (default: 4)
+  KOZEL_PRESS_RATE   presses and commands a second one person may send, after a burst
+                     of KOZEL_PRESS_BURST (defaults: 3 and 10); more are refused
 """
 
 
@@ -43,6 +45,8 @@ class Config:
     rate_limit: float
     group_rate_limit: float
     private_rate_limit: float = 1.0
+    press_rate: float = 3.0
+    press_burst: int = 10
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Config:
@@ -65,6 +69,8 @@ class Config:
             rate_limit = float(env.get("KOZEL_RATE_LIMIT", "30"))
             group_rate_limit = float(env.get("KOZEL_GROUP_RATE_LIMIT", "20"))
             private_rate_limit = float(env.get("KOZEL_PRIVATE_RATE_LIMIT", "1"))
+            press_rate = float(env.get("KOZEL_PRESS_RATE", "3"))
+            press_burst = int(env.get("KOZEL_PRESS_BURST", "10"))
         except ValueError as err:
             raise ConfigError(f"a timing setting is not a number: {err}") from None
         return cls(
@@ -79,4 +85,6 @@ class Config:
             rate_limit=rate_limit,
             group_rate_limit=group_rate_limit,
             private_rate_limit=private_rate_limit,
+            press_rate=press_rate,
+            press_burst=press_burst,
         )

@@ -14,6 +14,7 @@ from kozel_rules.match import Match
 
 from ..storage import Storage, TableRecord
 from .budget import Budget, Budgeted
+from .gate import AdminCache
 from .ports import Messenger, Scheduler
 
 MATCHES_KEPT = 256  # loaded matches kept in memory (a cache: any one can be loaded again)
@@ -48,6 +49,7 @@ class Core:
         self.settings = settings
         self.budget = budget or Budget()
         self.messenger: Messenger = Budgeted(messenger, self.budget)
+        self.admins = AdminCache()  # a flood of admin-only presses costs one getChatMember
         self.outbox_ready = asyncio.Event()  # set by every change that owes Telegram something
         # A lock lives while someone holds or waits for it; then it is forgotten.
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -109,6 +111,7 @@ class Core:
             "locks": len(self._locks) + len(self._chat_locks),
             "matches": len(self._matches),
             "budget": self.budget.tracked(),
+            "admins": self.admins.tracked(),
         }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 
 from kozel_rules.ai import LEVELS
@@ -32,7 +32,7 @@ from .commit import save_change
 from .core import Core
 from .people import chat_record, chat_t, chat_title, remember, seat_of_user, user_t
 from .ports import ChatInfo, Person
-from .reply import Press, Reply
+from .reply import Press, Reply, answered
 
 COMPUTER_NAMES = ("Bot Ivan", "Bot Olga", "Bot Taras", "Bot Greta", "Bot Mads", "Bot Yuki")
 
@@ -206,8 +206,17 @@ def renumber(table: TableRecord) -> None:
         seat.seat = i
 
 
+async def cancel(core: Core, press: Press) -> Reply:
+    """The creator or a chat admin cancels the lobby. Whether the presser is an admin may cost
+    a Telegram call: it is asked before the table's lock, so nobody else waits for it."""
+    table = await core.storage.tables.get(press.cb.table)
+    if table is not None and press.person.user_id != table.creator_id:
+        press = replace(press, is_admin=answered(await press.is_admin()))
+    return await _cancel(core, press)
+
+
 @in_lobby()
-async def cancel(core: Core, lobby: Lobby) -> Reply:
+async def _cancel(core: Core, lobby: Lobby) -> Reply:
     t = lobby.t
     if not (lobby.is_creator or await lobby.press.is_admin()):
         return Reply(
