@@ -24,7 +24,7 @@ Environment:
   KOZEL_TABLE_INTERVAL  seconds a group's table waits for more moves before an edit (default: 1)
   KOZEL_HAND_INTERVAL  seconds the hand of a player who only waits waits (default: 4)
   KOZEL_PRESS_RATE   presses and commands a second one person may send, after a burst
-                     of KOZEL_PRESS_BURST (defaults: 3 and 10); more are refused
+                     of KOZEL_PRESS_BURST (defaults: 4 and 20); more are refused
 """
 
 
@@ -45,8 +45,8 @@ class Config:
     rate_limit: float
     group_rate_limit: float
     private_rate_limit: float = 1.0
-    press_rate: float = 3.0
-    press_burst: int = 10
+    press_rate: float = 4.0
+    press_burst: int = 20
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Config:
@@ -69,8 +69,8 @@ class Config:
             rate_limit = float(env.get("KOZEL_RATE_LIMIT", "30"))
             group_rate_limit = float(env.get("KOZEL_GROUP_RATE_LIMIT", "20"))
             private_rate_limit = float(env.get("KOZEL_PRIVATE_RATE_LIMIT", "1"))
-            press_rate = float(env.get("KOZEL_PRESS_RATE", "3"))
-            press_burst = int(env.get("KOZEL_PRESS_BURST", "10"))
+            press_rate = float(env.get("KOZEL_PRESS_RATE", "4"))
+            press_burst = int(env.get("KOZEL_PRESS_BURST", "20"))
         except ValueError as err:
             raise ConfigError(f"a timing setting is not a number: {err}") from None
         return cls(

@@ -41,8 +41,8 @@ class Gate:
 
     def __init__(
         self,
-        rate: float = 3.0,
-        burst: int = 10,
+        rate: float = 4.0,
+        burst: int = 20,
         in_progress: int = 3,
         clock: Clock = time.monotonic,
     ) -> None:

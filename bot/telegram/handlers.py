@@ -232,7 +232,7 @@ async def on_my_member(update: Update, context: Context) -> None:
     if change is None:
         return
     if change.new_chat_member.status in (ChatMember.LEFT, ChatMember.BANNED):
-        await admin.bot_removed(core_of(context), change.chat.id)
+        await admin.bot_removed(core_of(context), change.chat.id, change.from_user.id)
 
 
 async def on_member(update: Update, context: Context) -> None:

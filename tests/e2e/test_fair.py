@@ -56,7 +56,7 @@ async def test_a_flood_of_presses_does_not_slow_another_table(
     quiet = fake.add_group("Quiet", [vera], admins=[vera])
     flooded = await computer_table(fake, loud, fred)
     victim = await computer_table(fake, quiet, vera)
-    victim.pause = 0.5  # a person's pace
+    victim.pause = 0.8  # a person's pace
     menu = await settings_menu(fake, fred, loud)
     admin_only = [b.callback_data or "" for b in menu.buttons]
     hand = flooded.hand(fred)
