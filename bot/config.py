@@ -36,6 +36,8 @@ Environment:
                      t.me/<bot>/<name>)
   KOZEL_LISTEN       host:port the web server listens on (webhook, Mini App, GET /healthz;
                      default: 0.0.0.0:8080)
+  KOZEL_PRESS_RATE   presses and commands a second one person may send, after a burst
+                     of KOZEL_PRESS_BURST (defaults: 4 and 20); more are refused
 """
 
 DEFAULT_LISTEN = "0.0.0.0:8080"
@@ -67,6 +69,8 @@ class Config:
     listen_port: int = 8080
     public_url: str | None = None
     webapp_name: str | None = None
+    press_rate: float = 4.0
+    press_burst: int = 20
 
     @property
     def storage(self) -> str:
@@ -99,6 +103,8 @@ class Config:
             rate_limit = float(env.get("KOZEL_RATE_LIMIT", "30"))
             group_rate_limit = float(env.get("KOZEL_GROUP_RATE_LIMIT", "20"))
             private_rate_limit = float(env.get("KOZEL_PRIVATE_RATE_LIMIT", "1"))
+            press_rate = float(env.get("KOZEL_PRESS_RATE", "4"))
+            press_burst = int(env.get("KOZEL_PRESS_BURST", "20"))
         except ValueError as err:
             raise ConfigError(f"a timing setting is not a number: {err}") from None
         database_url = env.get("KOZEL_DATABASE_URL", "").strip()
@@ -128,6 +134,8 @@ class Config:
             listen_port=port,
             public_url=env.get("KOZEL_PUBLIC_URL", "").strip().rstrip("/") or None,
             webapp_name=env.get("KOZEL_WEBAPP_NAME", "").strip() or None,
+            press_rate=press_rate,
+            press_burst=press_burst,
         )
 
 

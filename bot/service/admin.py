@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from html import escape
 
+from ..i18n import Translator
 from ..render.hand import removed_screen
-from ..storage import Actor, LogEntry, LogKind, TableStatus
+from ..storage import Actor, LogEntry, LogKind, TableRecord, TableStatus
 from . import feed, turns
 from .change import Change
 from .commit import save_change
@@ -16,6 +18,8 @@ from .people import chat_t, remember, seat_of_user, user_t_by_id
 from .ports import ChatInfo, Person
 from .reply import IsAdmin, Reply
 
+log = logging.getLogger(__name__)
+
 
 async def cancel_command(core: Core, chat: ChatInfo, person: Person, is_admin: IsAdmin) -> Reply:
     await remember(core, person)
@@ -23,10 +27,27 @@ async def cancel_command(core: Core, chat: ChatInfo, person: Person, is_admin: I
     table = await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id)
     if table is None:
         return Reply(t._("There is no open table in this chat."))
-    if person.user_id != table.creator_id and not await is_admin():
+    if table.status == TableStatus.PLAYING:
+        refusal = await _may_cancel_match(t, table, person, is_admin)
+        if refusal is not None:
+            return refusal
+    elif person.user_id != table.creator_id and not await is_admin():
         return Reply(t._("Only the player who opened the table or a chat admin can cancel it."))
     await close_table(core, table.id, reason=t._("The table was cancelled."))
     return Reply(t._("The table is cancelled."))
+
+
+async def _may_cancel_match(
+    t: Translator, table: TableRecord, person: Person, is_admin: IsAdmin
+) -> Reply | None:
+    """A cancelled match never reaches the ladder, so nobody with a seat in it may cancel it:
+    their loss (or an opponent's win) would vanish. A chat admin who does not play may (a
+    match that should not go on); the match's result then counts for nobody."""
+    if any(seat.person_id == person.user_id for seat in table.seats):
+        return Reply(t._("You play in this match, so you cannot cancel it: play it to the end."))
+    if not await is_admin():
+        return Reply(t._("Only a chat admin who does not play in it can cancel a running match."))
+    return None
 
 
 async def close_table(core: Core, table_id: int, *, reason: str) -> None:
@@ -83,6 +104,9 @@ async def kick(
             )
             core.wake_sender()
         else:
+            # The seat stays theirs for the ladder (a loss cannot be escaped, a win cannot be
+            # taken away) and for the one-seat rule until the match ends.
+            record.left_user_id = target.user_id
             record.user_id = None
             record.ai_level = core.settings.default_ai_level
             record.away = False
@@ -112,10 +136,23 @@ async def chat_migrated(core: Core, old_chat_id: int, new_chat_id: int) -> None:
         await feed.owe(core, owed)
 
 
-async def bot_removed(core: Core, chat_id: int) -> None:
+async def bot_removed(core: Core, chat_id: int, by: int | None = None) -> None:
+    """The bot was removed from the group: its tables close, except a running match the one
+    who removed it plays in (that would cancel their own match: it plays on in private
+    chats, where the hands show the table, and counts as ever)."""
     tables = await core.storage.tables.active_in_chat(chat_id)
     if not tables:
         return
+    kept = [
+        table
+        for table in tables
+        if by is not None
+        and table.status == TableStatus.PLAYING
+        and any(seat.person_id == by for seat in table.seats)
+    ]
+    for table in kept:
+        log.info("bot removed from %s by %s, who plays table %s: it goes on", chat_id, by, table.id)
+    tables = [table for table in tables if table not in kept]
     t = await chat_t(core, chat_id)
     for table in tables:
         await close_table(core, table.id, reason=t._("The bot was removed from the chat."))

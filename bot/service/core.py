@@ -14,6 +14,7 @@ from kozel_rules.match import Match
 
 from ..storage import Storage, TableRecord
 from .budget import Budget, Budgeted
+from .gate import AdminCache
 from .live import Live
 from .ports import Messenger, Scheduler
 
@@ -51,6 +52,7 @@ class Core:
         self.settings = settings
         self.budget = budget or Budget()
         self.messenger: Messenger = Budgeted(messenger, self.budget)
+        self.admins = AdminCache()  # a flood of admin-only presses costs one getChatMember
         self.outbox_ready = asyncio.Event()  # set by every change that owes Telegram something
         self.live = Live()  # the Mini App pages watching tables
         # A lock lives while someone holds or waits for it; then it is forgotten.
@@ -119,6 +121,7 @@ class Core:
             "matches": len(self._matches),
             "budget": self.budget.tracked(),
             "watchers": self.live.tracked(),
+            "admins": self.admins.tracked(),
         }
 
 

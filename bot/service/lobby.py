@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 
 from kozel_rules.ai import LEVELS
@@ -21,6 +21,7 @@ from ..storage import (
     LogEntry,
     LogKind,
     Priority,
+    SeatedElsewhereError,
     SeatRecord,
     TableRecord,
     TableStatus,
@@ -32,7 +33,7 @@ from .commit import save_change
 from .core import Core
 from .people import chat_record, chat_t, chat_title, remember, seat_of_user, user_t
 from .ports import ChatInfo, Person
-from .reply import Press, Reply
+from .reply import Press, Reply, answered
 
 COMPUTER_NAMES = ("Bot Ivan", "Bot Olga", "Bot Taras", "Bot Greta", "Bot Mads", "Bot Yuki")
 
@@ -64,7 +65,11 @@ async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | No
             seed=random.SystemRandom().randrange(2**31),
             seats=seats,
         )
-        await core.storage.tables.create(table, owe=[feed.lobby(table, renew=True)])
+        try:
+            await core.storage.tables.create(table, owe=[feed.lobby(table, renew=True)])
+        except SeatedElsewhereError:  # seated in another chat a moment ago: open it unseated
+            table.seats = []
+            await core.storage.tables.create(table, owe=[feed.lobby(table, renew=True)])
     core.wake_sender()
     return Reply()
 
@@ -140,7 +145,12 @@ async def join(core: Core, lobby: Lobby) -> Reply:
     if elsewhere is not None and elsewhere.id != table.id:
         return await _plays_elsewhere(core, t, elsewhere, alert=True)
     refusal = _seat(table, lobby.press.person, t)
-    return refusal or await _changed(core, lobby, t._("You joined the table."))
+    if refusal is not None:
+        return refusal
+    try:
+        return await _changed(core, lobby, t._("You joined the table."))
+    except SeatedElsewhereError:
+        return await _seated_elsewhere(core, t, user.user_id, alert=True)
 
 
 def _seat(table: TableRecord, person: Person, t: Translator) -> Reply | None:
@@ -156,6 +166,15 @@ def _seat(table: TableRecord, person: Person, t: Translator) -> Reply | None:
 async def _plays_elsewhere(core: Core, t: Translator, other: TableRecord, alert: bool) -> Reply:
     title = escape(await chat_title(core, other.chat_id))
     return Reply(t._("You already play at a table in {chat}.", chat=title), alert=alert)
+
+
+async def _seated_elsewhere(core: Core, t: Translator, user_id: int, alert: bool) -> Reply:
+    """The database refused a second seat: a join in another chat came first (a race the
+    check before could not see, as it ran under this table's lock only)."""
+    other = await core.storage.tables.active_for_user(user_id)
+    if other is None:  # that table ended meanwhile: a new press will do
+        return Reply(t._("This button is out of date — press it again."), alert=alert)
+    return await _plays_elsewhere(core, t, other, alert)
 
 
 @in_lobby()
@@ -206,8 +225,17 @@ def renumber(table: TableRecord) -> None:
         seat.seat = i
 
 
+async def cancel(core: Core, press: Press) -> Reply:
+    """The creator or a chat admin cancels the lobby. Whether the presser is an admin may cost
+    a Telegram call: it is asked before the table's lock, so nobody else waits for it."""
+    table = await core.storage.tables.get(press.cb.table)
+    if table is not None and press.person.user_id != table.creator_id:
+        press = replace(press, is_admin=answered(await press.is_admin()))
+    return await _cancel(core, press)
+
+
 @in_lobby()
-async def cancel(core: Core, lobby: Lobby) -> Reply:
+async def _cancel(core: Core, lobby: Lobby) -> Reply:
     t = lobby.t
     if not (lobby.is_creator or await lobby.press.is_admin()):
         return Reply(
@@ -230,6 +258,10 @@ async def start(core: Core, lobby: Lobby) -> Reply:
     counts = get_variant(table.variant).player_counts
     if len(table.seats) not in counts:
         return Reply(players_needed_text(t, table.variant), alert=True)
+    if all(seat.user_id is None for seat in table.seats):
+        # Computers alone would play to nobody, at the cost of everybody's send budget; and
+        # as a person sits at one table at a time, each person keeps at most one match going.
+        return Reply(t._("At least one person has to sit at the table."), alert=True)
     match = Match.new(table.variant, players=len(table.seats), seed=table.seed)
     table.match_state = match.to_json()
     table.status = TableStatus.PLAYING
@@ -269,7 +301,10 @@ async def start_private(core: Core, person: Person, payload: str) -> Reply:
         refusal = _seat(table, person, t)
         if refusal is not None:
             return refusal
-        await _save(core, table, f"join {person.user_id} (deep link)")
+        try:
+            await _save(core, table, f"join {person.user_id} (deep link)")
+        except SeatedElsewhereError:
+            return await _seated_elsewhere(core, t, person.user_id, alert=False)
     return Reply(
         t._("You have a seat at the table in {chat}. Your cards will come here.", chat=title)
     )

@@ -86,9 +86,14 @@ async def clear(core: Core, s: Seat) -> Reply:
 
 
 async def _save_selection(core: Core, s: Seat) -> None:
-    s.table.seats[s.seat].active_at = time.time()
+    """Chosen cards are the seat's alone: a small write of that seat with the hand's edit,
+    never the table and its match (an auto-clicker would cost a full write per tap)."""
+    record = s.table.seats[s.seat]
+    record.active_at = time.time()
     owe = [feed.hand(core, s.table, s.seat, Priority.PRESSER)]
-    await core.storage.tables.save(s.table, expected_version=s.table.version, owe=owe)
+    await core.storage.tables.select(
+        s.table.id, s.seat, record.selection, active_at=record.active_at, owe=owe
+    )
     core.wake_sender()
 
 

@@ -61,9 +61,10 @@ def _player(table: TableRecord, match: Match, seat: int) -> MatchPlayerRecord:
     return MatchPlayerRecord(
         seat=seat,
         side=side,
-        user_id=record.user_id,
+        # A removed player's seat is still theirs: a computer only played it for them.
+        user_id=record.person_id,
         name=record.name,
-        ai_level=record.ai_level,
+        ai_level=record.ai_level if record.person_id is None else None,
         won=side in result.winners,
         goat=side == result.goat,
         defeat_points=result.defeat_points[side],

@@ -12,6 +12,15 @@ from .ports import ChatInfo, Person
 IsAdmin = Callable[[], Awaitable[bool]]  # asked lazily: it may cost a Telegram call
 
 
+def answered(is_admin: bool) -> IsAdmin:
+    """An admin check already made (before taking a lock nobody should wait on)."""
+
+    async def known() -> bool:
+        return is_admin
+
+    return known
+
+
 @dataclass(frozen=True)
 class Reply:
     """What to tell the user: a short text (maybe an alert or a link to open) and a screen.

@@ -25,7 +25,12 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 import aiosqlite
 
 from bot.storage.conn import Clock, Conn
-from bot.storage.errors import ActiveTableExistsError, ConstraintError, StorageError
+from bot.storage.errors import (
+    ActiveTableExistsError,
+    ConstraintError,
+    SeatedElsewhereError,
+    StorageError,
+)
 from bot.storage.migrations import apply_migrations
 from bot.storage.sqlite_conn import SqliteConn
 
@@ -123,4 +128,6 @@ def _constraint_error(exc: sqlite3.IntegrityError) -> StorageError:
     message = str(exc)
     if "game_tables_one_active_per_topic" in message:
         return ActiveTableExistsError("the chat (or its topic) already has an active table")
+    if "seats_one_active_seat" in message:
+        return SeatedElsewhereError("a person already holds a seat at another active table")
     return ConstraintError(message)

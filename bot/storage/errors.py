@@ -39,5 +39,9 @@ class ConstraintError(StorageError):
     """A write broke a constraint (e.g. one user in two seats of a table); nothing was written."""
 
 
+class SeatedElsewhereError(ConstraintError):
+    """A person would hold seats at two active tables; a person holds at most one."""
+
+
 class SchemaError(StorageError):
     """The database's schema version is newer than this code knows, or a migration is bad."""

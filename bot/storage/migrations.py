@@ -267,6 +267,30 @@ CREATE UNIQUE INDEX game_tables_one_active_per_topic
     ON game_tables (chat_id, coalesce(thread_id, 0)) WHERE status IN ('lobby', 'playing');
 """
 
+# One seat per person, kept by the database even when two joins race in two chats: a seat row
+# copies whether its table is active (written with the seats; the trigger covers any other
+# status change) and a unique index admits one active seat per person. ``left_user_id`` keeps
+# the person a computer plays for after a /kick in a running match: the seat stays theirs for
+# the ladder and for this rule. Persons seated at two active tables before this version keep
+# the newest seat; their older ones go to a computer player.
+SCHEMA_V5 = """
+ALTER TABLE seats ADD COLUMN left_user_id INTEGER;
+ALTER TABLE seats ADD COLUMN active INTEGER NOT NULL DEFAULT 0 CHECK (active IN (0, 1));
+UPDATE seats SET active = 1
+ WHERE table_id IN (SELECT id FROM game_tables WHERE status IN ('lobby', 'playing'));
+UPDATE seats SET user_id = NULL, ai_level = 'strong', away = 0, deadline = NULL
+ WHERE active = 1 AND user_id IS NOT NULL
+   AND EXISTS (SELECT 1 FROM seats AS newer
+                WHERE newer.active = 1 AND newer.user_id = seats.user_id
+                  AND newer.table_id > seats.table_id);
+CREATE UNIQUE INDEX seats_one_active_seat ON seats (coalesce(user_id, left_user_id))
+    WHERE active = 1;
+CREATE TRIGGER seats_follow_table_status AFTER UPDATE OF status ON game_tables
+BEGIN
+    UPDATE seats SET active = (NEW.status IN ('lobby', 'playing')) WHERE table_id = NEW.id;
+END;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -291,6 +315,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "forum topics: a table's topic, one active table per topic",
         SCHEMA_V4,
         postgres=pg_schema.V4,
+    ),
+    Migration(
+        5,
+        "one active seat per person, by the database; removed players' seats",
+        SCHEMA_V5,
+        postgres=pg_schema.V5,
     ),
 )
 

@@ -22,11 +22,17 @@ from typing import Any
 import asyncpg
 
 from bot.storage.conn import Clock, Conn
-from bot.storage.errors import ActiveTableExistsError, ConstraintError, StorageError
+from bot.storage.errors import (
+    ActiveTableExistsError,
+    ConstraintError,
+    SeatedElsewhereError,
+    StorageError,
+)
 from bot.storage.pg_conn import PgConn
 from bot.storage.pg_migrate import apply_pg_migrations
 
 ONE_ACTIVE_INDEX = "game_tables_one_active_per_topic"
+ONE_SEAT_INDEX = "seats_one_active_seat"
 
 
 class PgDatabase:
@@ -89,6 +95,9 @@ class PgDatabase:
 
 
 def _constraint_error(exc: asyncpg.IntegrityConstraintViolationError) -> StorageError:
-    if getattr(exc, "constraint_name", None) == ONE_ACTIVE_INDEX:
+    constraint = getattr(exc, "constraint_name", None)
+    if constraint == ONE_ACTIVE_INDEX:
         return ActiveTableExistsError("the chat (or its topic) already has an active table")
+    if constraint == ONE_SEAT_INDEX:
+        return SeatedElsewhereError("a person already holds a seat at another active table")
     return ConstraintError(str(exc))

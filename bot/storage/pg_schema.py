@@ -218,3 +218,26 @@ DROP INDEX game_tables_one_active_per_chat;
 CREATE UNIQUE INDEX game_tables_one_active_per_topic
     ON game_tables (chat_id, coalesce(thread_id, 0)) WHERE status IN ('lobby', 'playing');
 """
+
+V5 = """
+ALTER TABLE seats ADD COLUMN left_user_id BIGINT;
+ALTER TABLE seats ADD COLUMN active SMALLINT NOT NULL DEFAULT 0 CHECK (active IN (0, 1));
+UPDATE seats SET active = 1
+ WHERE table_id IN (SELECT id FROM game_tables WHERE status IN ('lobby', 'playing'));
+UPDATE seats SET user_id = NULL, ai_level = 'strong', away = 0, deadline = NULL
+ WHERE active = 1 AND user_id IS NOT NULL
+   AND EXISTS (SELECT 1 FROM seats AS newer
+                WHERE newer.active = 1 AND newer.user_id = seats.user_id
+                  AND newer.table_id > seats.table_id);
+CREATE UNIQUE INDEX seats_one_active_seat ON seats (coalesce(user_id, left_user_id))
+    WHERE active = 1;
+CREATE FUNCTION seats_follow_table_status() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE seats SET active = CASE WHEN NEW.status IN ('lobby', 'playing') THEN 1 ELSE 0 END
+     WHERE table_id = NEW.id;
+    RETURN NEW;
+END
+$$;
+CREATE TRIGGER seats_follow_table_status AFTER UPDATE OF status ON game_tables
+    FOR EACH ROW EXECUTE FUNCTION seats_follow_table_status();
+"""

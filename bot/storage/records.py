@@ -106,6 +106,14 @@ class SeatRecord:
     """Cards toggled in the hand message, e.g. ``["K♠", "9♠"]``."""
     active_at: float | None = None
     """When the person last pressed a button at this table (epoch seconds)."""
+    left_user_id: int | None = None
+    """The person a computer plays for since they were removed from the running match: the
+    seat's result still counts for them, and they hold no other seat until the match ends."""
+
+    @property
+    def person_id(self) -> int | None:
+        """The person whose seat this is (sitting, or removed while the match runs)."""
+        return self.user_id if self.user_id is not None else self.left_user_id
 
 
 @dataclass

@@ -94,12 +94,25 @@ class TableRepo(Protocol):
         ...
 
     async def active_for_user(self, user_id: int) -> TableRecord | None:
-        """The lobby/playing table where the user holds a seat (the newest, should there be
-        several)."""
+        """The lobby/playing table where the user holds a seat, or a computer plays the seat
+        they were removed from (``SeatRecord.person_id``)."""
         ...
 
     async def active(self) -> list[TableRecord]:
         """All lobby/playing tables, oldest first."""
+        ...
+
+    async def select(
+        self,
+        table_id: int,
+        seat: int,
+        selection: Sequence[str],
+        *,
+        active_at: float | None,
+        owe: Sequence[Owed] = (),
+    ) -> None:
+        """Write one seat's chosen cards and ``active_at`` and add ``owe``, in one small
+        transaction: the table's other fields, its match and its version stay as they are."""
         ...
 
     async def save(
@@ -118,8 +131,9 @@ class TableRepo(Protocol):
 
         The version goes up by one. The given record's ``version``, ``updated_at`` and ``chat_id``
         (which only ``chats.migrate`` changes) are updated, and the record is returned.
-        Raises ``StaleVersionError`` (writing nothing) on a version mismatch and
-        ``TableNotFoundError`` for an unknown table id.
+        Raises ``StaleVersionError`` (writing nothing) on a version mismatch,
+        ``TableNotFoundError`` for an unknown table id and ``SeatedElsewhereError`` when a
+        person of an active table holds a seat at another active table (``create`` too).
         """
         ...
 

@@ -192,8 +192,10 @@ def table_values(table: TableRecord) -> tuple[Any, ...]:
 
 SEAT_COLUMNS = (
     "table_id, seat, user_id, name, ai_level, hand_message_id, notice_message_id, "
-    "timeouts, away, deadline, selection, active_at"
+    "timeouts, away, deadline, selection, active_at, left_user_id, active"
 )
+"""``active`` copies whether the table is active: a unique index keeps a person's active seats
+to one (``SCHEMA_V4``)."""
 
 
 def seat_from_row(row: Row) -> SeatRecord:
@@ -212,11 +214,12 @@ def seat_from_row(row: Row) -> SeatRecord:
         deadline=opt_float(row["deadline"]),
         selection=[str(card) for card in selection],
         active_at=opt_float(row["active_at"]),
+        left_user_id=opt_int(row["left_user_id"]),
     )
 
 
-def seat_rows(table_id: int, seats: Iterable[SeatRecord]) -> list[tuple[Any, ...]]:
-    """The values of ``SEAT_COLUMNS``, a tuple per seat."""
+def seat_rows(table_id: int, seats: Iterable[SeatRecord], *, active: bool) -> list[tuple[Any, ...]]:
+    """The values of ``SEAT_COLUMNS``, a tuple per seat of a table that is ``active`` or not."""
     return [
         (
             table_id,
@@ -231,6 +234,8 @@ def seat_rows(table_id: int, seats: Iterable[SeatRecord]) -> list[tuple[Any, ...
             seat.deadline,
             dump(list(seat.selection)),
             seat.active_at,
+            seat.left_user_id,
+            int(active),
         )
         for seat in seats
     ]

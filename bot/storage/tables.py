@@ -26,6 +26,7 @@ from bot.storage.rows import (
     SEAT_COLUMNS,
     TABLE_COLUMNS,
     TABLE_FIELDS,
+    dump,
     insert_sql,
     log_rows,
     logged_from_row,
@@ -71,7 +72,9 @@ class Tables:
             )
             assert row is not None
             table_id = int(row["id"])
-            await conn.executemany(_INSERT_SEATS, seat_rows(table_id, table.seats))
+            await conn.executemany(
+                _INSERT_SEATS, seat_rows(table_id, table.seats, active=table.is_active)
+            )
             await outbox.owe(conn, [replace(item, table_id=table_id) for item in owe], now)
         table.id = table_id
         table.version = version
@@ -105,11 +108,31 @@ class Tables:
             tables = await _load(
                 conn,
                 f"""id = (SELECT t.id FROM game_tables AS t JOIN seats AS s ON s.table_id = t.id
-                          WHERE s.user_id = ? AND t.status IN {_ACTIVE_SQL}
+                          WHERE coalesce(s.user_id, s.left_user_id) = ?
+                            AND t.status IN {_ACTIVE_SQL}
                           ORDER BY t.id DESC LIMIT 1)""",
                 (user_id,),
             )
         return tables[0] if tables else None
+
+    async def select(
+        self,
+        table_id: int,
+        seat: int,
+        selection: Sequence[str],
+        *,
+        active_at: float | None,
+        owe: Sequence[Owed] = (),
+    ) -> None:
+        """Write one seat's chosen cards (and when it pressed) with what that owes: neither the
+        table nor its match is rewritten, and the version stays."""
+        now = self._db.clock()
+        async with self._db.write() as conn:
+            await conn.execute(
+                "UPDATE seats SET selection = ?, active_at = ? WHERE table_id = ? AND seat = ?",
+                (dump(list(selection)), active_at, table_id, seat),
+            )
+            await outbox.owe(conn, owe, now)
 
     async def active(self) -> list[TableRecord]:
         async with self._db.read() as conn:
@@ -140,7 +163,9 @@ class Tables:
             version = int(row["version"])
             chat_id = int(row["chat_id"])
             await conn.execute("DELETE FROM seats WHERE table_id = ?", (table.id,))
-            await conn.executemany(_INSERT_SEATS, seat_rows(table.id, table.seats))
+            await conn.executemany(
+                _INSERT_SEATS, seat_rows(table.id, table.seats, active=table.is_active)
+            )
             await conn.executemany(_INSERT_LOG, log_rows(table.id, now, log))
             if match is not None:
                 await self._ladder.record_in(conn, match, rate)

@@ -22,6 +22,7 @@ from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
 from ..service import admin, timers
 from ..service.budget import Budget, Limits
 from ..service.core import Core, Settings
+from ..service.gate import Gate
 from ..service.restart import resume_all
 from ..service.sender import Sender
 from ..storage import open_storage
@@ -29,6 +30,7 @@ from ..web.mini_app import MiniApp
 from ..web.server import WebServer
 from . import handlers, ladder_handlers, webhook
 from .io import JobScheduler, TelegramMessenger
+from .processor import FairProcessor
 
 log = logging.getLogger(__name__)
 HEALTH_TIMEOUT = 3.0  # seconds the database has to answer /healthz
@@ -55,7 +57,9 @@ def build(config: Config) -> Application:  # type: ignore[type-arg]
         .token(config.token)
         .base_url(f"{config.api_url}/bot")
         .base_file_url(f"{config.api_url}/file/bot")
-        .concurrent_updates(True)  # presses from many private chats at once; tables lock themselves
+        # Presses from many private chats at once (tables lock themselves), each person
+        # within a fair share so that nobody can fill every slot.
+        .concurrent_updates(FairProcessor(Gate(config.press_rate, config.press_burst)))
         .post_init(_post_init(config))
         .post_stop(_close_web)
         .post_shutdown(_post_shutdown)
@@ -82,6 +86,7 @@ def build(config: Config) -> Application:  # type: ignore[type-arg]
     closed = filters.StatusUpdate.FORUM_TOPIC_CLOSED
     app.add_handler(MessageHandler(closed, handlers.on_topic_closed))
     app.add_handler(ChatMemberHandler(handlers.on_my_member, ChatMemberHandler.MY_CHAT_MEMBER))
+    app.add_handler(ChatMemberHandler(handlers.on_member, ChatMemberHandler.CHAT_MEMBER))
     ladder_handlers.register(app)  # /top /stats /history /resetladder, reset buttons
     app.add_error_handler(handlers.on_error)
     return app
@@ -233,6 +238,7 @@ def run(config: Config) -> int:
         loop.close()
         return rejected() if isinstance(err, InvalidToken) else 0
     try:
+        # ALL_TYPES includes chat_member, which Telegram sends only when asked for by name.
         app.run_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=-1)
     except InvalidToken:  # Telegram came within reach and refused the token
         return rejected()

@@ -49,20 +49,30 @@ def chat_of(update: Update) -> ChatInfo:
 
 
 def admin_check(update: Update, context: Context) -> IsAdmin:
-    """Asked lazily: only a use case that needs it costs a getChatMember call."""
+    """Asked lazily: only a use case that needs it asks, and the answer is cached briefly
+    (``chat_member`` updates correct it), so a flood of presses costs one getChatMember."""
 
     async def is_admin() -> bool:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None or chat.type == ChatType.PRIVATE:
             return False
-        try:
-            member = await context.bot.get_chat_member(chat.id, user.id)
-        except TelegramError:
-            log.warning("getChatMember failed in %s", chat.id)
-            return False
-        return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
+        chat_id, user_id = chat.id, user.id
+
+        async def fetch() -> bool | None:
+            try:
+                member = await context.bot.get_chat_member(chat_id, user_id)
+            except TelegramError:
+                log.warning("getChatMember failed in %s", chat_id)
+                return None
+            return _is_admin_status(member)
+
+        return await core_of(context).admins.ask(chat_id, user_id, fetch)
 
     return is_admin
+
+
+def _is_admin_status(member: ChatMember) -> bool:
+    return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
 
 
 async def reply(context: Context, message: Message | None, answer: Reply) -> None:
@@ -222,7 +232,17 @@ async def on_my_member(update: Update, context: Context) -> None:
     if change is None:
         return
     if change.new_chat_member.status in (ChatMember.LEFT, ChatMember.BANNED):
-        await admin.bot_removed(core_of(context), change.chat.id)
+        await admin.bot_removed(core_of(context), change.chat.id, change.from_user.id)
+
+
+async def on_member(update: Update, context: Context) -> None:
+    """Telegram says someone's status changed (sent while the bot is an admin): the cache
+    of who is an admin learns it at once."""
+    change = update.chat_member
+    if change is None:
+        return
+    member = change.new_chat_member
+    core_of(context).admins.put(change.chat.id, member.user.id, _is_admin_status(member))
 
 
 async def on_error(update: object, context: Context) -> None:

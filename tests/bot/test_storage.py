@@ -379,7 +379,7 @@ async def test_create_table_assigns_id_version_and_times(storage: Storage) -> No
     assert created is table
     assert table.id > 0 and table.version == 1
     assert table.created_at == table.updated_at > 0
-    second = await storage.tables.create(new_table(chat_id=-200))
+    second = await storage.tables.create(new_table(chat_id=-200, users=(3,)))
     assert second.id != table.id
     with pytest.raises(ValueError):
         await storage.tables.create(table)  # already has an id
@@ -546,7 +546,7 @@ async def test_schema_4_keeps_tables_and_their_uniqueness(db_path: str) -> None:
             "INSERT INTO game_tables (chat_id, status, variant, creator_id, seed, version, "
             "created_at, updated_at) VALUES (-1, 'playing', 'street', 1, 1, 3, 0, 0)"
         )
-        assert await apply_migrations(conn) == [4]
+        assert await apply_migrations(conn, MIGRATIONS[:4]) == [4]
     store = await SqliteStorage.open(db_path)
     try:
         old = await store.tables.active_for_chat(-1)
@@ -684,7 +684,7 @@ async def test_migrate_chat_without_a_chat_row_still_moves_tables(storage: Stora
 
 async def test_migrate_chat_refuses_to_merge_two_active_tables(storage: Storage) -> None:
     a = await storage.tables.create(new_table(-1))
-    b = await storage.tables.create(new_table(-100999))
+    b = await storage.tables.create(new_table(-100999, users=(2,)))
     await storage.chats.upsert(ChatRecord(-1, "g"))
     with pytest.raises(ActiveTableExistsError):
         await storage.chats.migrate(-1, -100999)

@@ -40,6 +40,9 @@ ENV_FAST = {
     "KOZEL_RATE_LIMIT": "1000",
     "KOZEL_GROUP_RATE_LIMIT": "1000",
     "KOZEL_PRIVATE_RATE_LIMIT": "1000",
+    # The driver taps at machine speed, far above a person's fair share.
+    "KOZEL_PRESS_RATE": "1000",
+    "KOZEL_PRESS_BURST": "1000",
 }
 
 
@@ -61,6 +64,7 @@ class Table:
     rng: random.Random = field(default_factory=lambda: random.Random(1))
     special_rate: float = 0.5  # how often a player declares a special lead it is offered
     presses: int = 0
+    pause: float = 0.0  # seconds a player looks at a new screen before acting (0: none)
     lobby_id: int = 0
     topic: Topic | None = None  # the forum topic the table is opened in
     _acted: dict[int, tuple[int, int]] = field(default_factory=dict)
@@ -170,6 +174,8 @@ class Table:
         while not done():
             moved = False
             for user in humans:
+                if self.pause:
+                    await asyncio.sleep(self.pause)
                 message = self.hand(user)
                 if message is None:
                     continue

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
+
 import pytest
 from fakebot.fixtures import BotProcessFactory
 from fakebot.process import BotProcess
@@ -89,12 +92,31 @@ async def test_removing_the_bot_closes_the_table(
     table, users, _ = await table_of_two(fake_telegram, bot_process)
     await table.start(users[0])
     mark = fake_telegram.mark()
-    fake_telegram.remove_bot_from(table.group)
+    fake_telegram.set_admin(table.group, users[2])
+    fake_telegram.remove_bot_from(table.group, by=users[2])  # an admin who does not play
     for user in users[:2]:
         message = await fake_telegram.wait_for_message(
             user, lambda m: "was cancelled" in (m.text or ""), since=mark
         )
         assert not message.buttons
+
+
+async def test_a_player_removing_the_bot_does_not_cancel_the_match(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    """Removing the bot would cancel one's own match (it would never reach the ladder): the
+    match plays on in the private chats, where each hand shows the table."""
+    table, users, bot = await table_of_two(fake_telegram, bot_process)
+    await table.start(users[0])
+    fake_telegram.remove_bot_from(table.group, by=users[0])
+    await asyncio.sleep(1.0)
+    for user in users[:2]:
+        assert not any("was cancelled" in (m.text or "") for m in fake_telegram.messages(user))
+    with sqlite3.connect(bot.db_path) as conn:
+        assert conn.execute("SELECT status FROM game_tables").fetchone()[0] == "playing"
+    for user in users[:2]:
+        hand = table.hand(user)
+        assert hand is not None and hand.buttons  # the cards can still be played
 
 
 async def test_flood_limits_are_retried(

@@ -47,14 +47,20 @@ def results_posted(fake: FakeTelegram, table: Table) -> list[int]:
 
 
 async def computer_match(fake: FakeTelegram, bot: BotProcess) -> Table:
-    """A street table of four quick computers, opened by someone who does not sit."""
+    """A street table of four quick computers. Computers do not play alone: the opener sits
+    down to start it, then leaves his seat to a computer (the result still counts for him)."""
     host = fake.add_user("Host")
     group = fake.add_group("Kozel club", [host], admins=[host])
     table = Table(fake, group)
+    await table.start_private(host)
     await table.open(host, "street")
-    for _ in range(4):
+    for _ in range(3):
         await table.add_computer(host, "basic")
     await table.start(host)
+    own = fake.messages(group, from_bot=False)[-1]
+    mark = fake.mark()
+    await host.send(group, "/kick", reply_to=own.message_id)
+    await fake.wait_for_message(group, lambda m: "was removed" in (m.text or ""), since=mark)
     return table
 
 

@@ -556,6 +556,31 @@ class FakeTelegram:
         kind = "forum_topic_closed" if closed else "forum_topic_reopened"
         self._service_message(group, sender, {kind: {}}, topic=topic)
 
+    def set_admin(self, group: SimGroup, user: SimUser, admin: bool = True) -> bool:
+        """The group's creator promotes ``user`` to admin (or demotes them). Like Telegram, a
+        ``chat_member`` update goes to the bot only when it is an administrator of the group
+        and asked for ``chat_member`` in ``allowed_updates``; returns whether it was queued."""
+        old = self._user_status(group, user)
+        group.admins = [a for a in group.admins if a is not user]
+        if admin:
+            group.admins.append(user)
+            if not group.is_member(user):
+                group.members.append(user)
+        new = self._user_status(group, user)
+        if old == new or group.bot_status != "administrator":
+            return False
+        actor = group.creator or user
+        return self._enqueue(
+            "chat_member",
+            {
+                "chat": group.to_api(),
+                "from": actor.to_api(),
+                "date": int(time.time()),
+                "old_chat_member": self._member(user.to_api(), old),
+                "new_chat_member": self._member(user.to_api(), new),
+            },
+        )
+
     # ================================================================== user actions
 
     def user_sends(

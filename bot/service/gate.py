@@ -1,0 +1,138 @@
+"""Fair shares of the bot: how often one person may press or command, and who is an admin.
+
+Every press and command of a person spends a token of their own bucket (a burst, then a
+steady rate) and counts as in progress until it is handled. A person over their share is
+refused before the bot does any work for them: the first refusal says "slow down", later ones
+are dropped without a word (an answer costs an HTTP call too). So one person tapping hundreds
+of times holds at most a few of the bot's update slots, and everybody else is served at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import Enum
+
+Clock = Callable[[], float]
+USERS_KEPT = 4096  # people tracked at once; the longest idle are forgotten (a full bucket)
+ADMINS_KEPT = 4096
+
+
+class Verdict(Enum):
+    PASS = "pass"  # handle it
+    WARN = "warn"  # refuse it and say why (once per run of refusals)
+    DROP = "drop"  # refuse it silently
+
+
+@dataclass
+class _Share:
+    tokens: float
+    at: float
+    busy: int = 0
+    warned: bool = False
+
+
+class Gate:
+    """Per person: a token bucket (``burst``, refilled at ``rate`` a second) and at most
+    ``in_progress`` updates handled at once."""
+
+    def __init__(
+        self,
+        rate: float = 4.0,
+        burst: int = 20,
+        in_progress: int = 3,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        self.rate, self.burst, self.in_progress = rate, burst, in_progress
+        self.clock = clock
+        self._shares: OrderedDict[int, _Share] = OrderedDict()
+
+    def admit(self, user_id: int) -> Verdict:
+        now = self.clock()
+        share = self._shares.get(user_id)
+        if share is None:
+            share = self._shares[user_id] = _Share(float(self.burst), now)
+            self._forget_idle()
+        self._shares.move_to_end(user_id)
+        share.tokens = min(float(self.burst), share.tokens + (now - share.at) * self.rate)
+        share.at = now
+        if share.tokens < 1.0 or share.busy >= self.in_progress:
+            if share.warned:
+                return Verdict.DROP
+            share.warned = True
+            return Verdict.WARN
+        share.tokens -= 1.0
+        share.busy += 1
+        share.warned = False
+        return Verdict.PASS
+
+    def done(self, user_id: int) -> None:
+        share = self._shares.get(user_id)
+        if share is not None and share.busy > 0:
+            share.busy -= 1
+
+    def tracked(self) -> int:
+        return len(self._shares)
+
+    def _forget_idle(self) -> None:
+        while len(self._shares) > USERS_KEPT:
+            oldest, share = next(iter(self._shares.items()))
+            if share.busy:
+                self._shares.move_to_end(oldest)  # still in progress: keep counting it
+                return
+            del self._shares[oldest]
+
+
+class AdminCache:
+    """Who is a chat's admin, as Telegram said lately: asked at most once per ``ttl`` for a
+    person in a chat (at once, however many wait for the answer), told directly by
+    ``chat_member`` updates."""
+
+    def __init__(self, ttl: float = 60.0, failed_ttl: float = 10.0, clock: Clock = time.monotonic):
+        self.ttl, self.failed_ttl, self.clock = ttl, failed_ttl, clock
+        self._known: OrderedDict[tuple[int, int], tuple[bool, float]] = OrderedDict()
+        self._asking: dict[tuple[int, int], asyncio.Future[bool | None]] = {}
+        self.asked = 0  # calls to Telegram made (for tests and logs)
+
+    def put(self, chat_id: int, user_id: int, is_admin: bool, *, ttl: float | None = None) -> None:
+        key = (chat_id, user_id)
+        self._known[key] = (is_admin, self.clock() + (self.ttl if ttl is None else ttl))
+        self._known.move_to_end(key)
+        while len(self._known) > ADMINS_KEPT:
+            self._known.popitem(last=False)
+
+    def tracked(self) -> int:
+        return len(self._known)
+
+    def get(self, chat_id: int, user_id: int) -> bool | None:
+        known = self._known.get((chat_id, user_id))
+        if known is None or known[1] <= self.clock():
+            return None
+        return known[0]
+
+    async def ask(
+        self, chat_id: int, user_id: int, fetch: Callable[[], Awaitable[bool | None]]
+    ) -> bool:
+        """The cached answer, or ``fetch``'s (None: Telegram could not say; counted as no
+        for a short while)."""
+        known = self.get(chat_id, user_id)
+        if known is not None:
+            return known
+        key = (chat_id, user_id)
+        pending = self._asking.get(key)
+        if pending is None:
+            pending = self._asking[key] = asyncio.get_running_loop().create_future()
+            self.asked += 1
+            answer: bool | None = None
+            try:
+                answer = await fetch()
+            finally:
+                del self._asking[key]
+                pending.set_result(answer)  # whoever waits gets it (None: no, for now)
+            ttl = None if answer is not None else self.failed_ttl
+            self.put(chat_id, user_id, bool(answer), ttl=ttl)
+            return bool(answer)
+        return bool(await asyncio.shield(pending))
