@@ -23,6 +23,8 @@ Environment:
   KOZEL_PRIVATE_RATE_LIMIT  requests per second to one private chat (default: 1)
   KOZEL_TABLE_INTERVAL  seconds a group's table waits for more moves before an edit (default: 1)
   KOZEL_HAND_INTERVAL  seconds the hand of a player who only waits waits (default: 4)
+  KOZEL_LEASE_SECONDS  one bot per database: a running bot's lease expires this long after
+                     it dies (default: 30); it renews it every KOZEL_LEASE_RENEW s (default: 10)
 """
 
 
@@ -43,6 +45,8 @@ class Config:
     rate_limit: float
     group_rate_limit: float
     private_rate_limit: float = 1.0
+    lease_seconds: float = 30.0
+    lease_renew: float = 10.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Config:
@@ -65,8 +69,12 @@ class Config:
             rate_limit = float(env.get("KOZEL_RATE_LIMIT", "30"))
             group_rate_limit = float(env.get("KOZEL_GROUP_RATE_LIMIT", "20"))
             private_rate_limit = float(env.get("KOZEL_PRIVATE_RATE_LIMIT", "1"))
+            lease_seconds = float(env.get("KOZEL_LEASE_SECONDS", "30"))
+            lease_renew = float(env.get("KOZEL_LEASE_RENEW", "10"))
         except ValueError as err:
             raise ConfigError(f"a timing setting is not a number: {err}") from None
+        if not 0 < lease_renew < lease_seconds:
+            raise ConfigError("KOZEL_LEASE_RENEW must be above 0 and below KOZEL_LEASE_SECONDS")
         return cls(
             token=token,
             db=env.get("KOZEL_DB", "kozel.sqlite3"),
@@ -79,4 +87,6 @@ class Config:
             rate_limit=rate_limit,
             group_rate_limit=group_rate_limit,
             private_rate_limit=private_rate_limit,
+            lease_seconds=lease_seconds,
+            lease_renew=lease_renew,
         )

@@ -43,7 +43,15 @@ from bot.storage.records import (
     UserRecord,
     player_key,
 )
-from bot.storage.repos import ChatRepo, LadderRepo, OutboxRepo, Storage, TableRepo, UserRepo
+from bot.storage.repos import (
+    ChatRepo,
+    LadderRepo,
+    LeaseRepo,
+    OutboxRepo,
+    Storage,
+    TableRepo,
+    UserRepo,
+)
 from bot.storage.sqlite import SqliteStorage
 
 
@@ -65,6 +73,7 @@ __all__ = [
     "LadderBoard",
     "LadderMatch",
     "LadderRepo",
+    "LeaseRepo",
     "LogEntry",
     "LogKind",
     "LoggedEntry",

@@ -258,6 +258,16 @@ CREATE UNIQUE INDEX game_tables_one_active_per_topic
     ON game_tables (chat_id, ifnull(thread_id, 0)) WHERE status IN ('lobby', 'playing');
 """
 
+# One running bot per database: the process that runs holds a lease and renews it; another one
+# waits until it is released (a clean stop) or has expired (a crash).
+SCHEMA_V5 = """
+CREATE TABLE leases (
+    name       TEXT PRIMARY KEY,
+    holder     TEXT NOT NULL,
+    expires_at REAL NOT NULL
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "users, chats, tables with seats and log, matches for the ladder", SCHEMA_V1),
     Migration(2, "per-chat ladders: seasons, standings, rating history", SCHEMA_V2),
@@ -265,6 +275,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         3, "the outbox: what the bot owes Telegram; table notes; when a seat last acted", SCHEMA_V3
     ),
     Migration(4, "forum topics: a table's topic, one active table per topic", SCHEMA_V4),
+    Migration(5, "leases: one running bot per database", SCHEMA_V5),
 )
 
 

@@ -257,6 +257,23 @@ class OutboxRepo(Protocol):
     async def pending(self, table_id: int | None = None) -> int: ...
 
 
+class LeaseRepo(Protocol):
+    """Named leases with a holder and an expiry: who may run on this database."""
+
+    async def take(self, name: str, holder: str, seconds: float) -> bool:
+        """Take or renew the lease for ``seconds`` from now if it is free, ours or expired, in
+        one transaction; True if ``holder`` holds it now."""
+        ...
+
+    async def holder(self, name: str) -> tuple[str, float] | None:
+        """Who holds the lease and until when (epoch seconds), if anybody ever took it."""
+        ...
+
+    async def release(self, name: str, holder: str) -> None:
+        """Give the lease up (a no-op unless ``holder`` holds it)."""
+        ...
+
+
 class Storage(Protocol):
     """Persistence for users, chats, tables (with seats and log) and finished matches."""
 
@@ -274,5 +291,8 @@ class Storage(Protocol):
 
     @property
     def outbox(self) -> OutboxRepo: ...
+
+    @property
+    def leases(self) -> LeaseRepo: ...
 
     async def close(self) -> None: ...

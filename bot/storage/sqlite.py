@@ -8,6 +8,7 @@ from types import TracebackType
 from bot.storage.chats import SqliteChats
 from bot.storage.db import Clock, Database
 from bot.storage.ladder import SqliteLadder
+from bot.storage.leases import SqliteLeases
 from bot.storage.outbox import SqliteOutbox
 from bot.storage.tables import SqliteTables
 from bot.storage.users import SqliteUsers
@@ -23,6 +24,7 @@ class SqliteStorage:
         self.ladder = SqliteLadder(db)
         self.tables = SqliteTables(db, self.ladder)
         self.outbox = SqliteOutbox(db)
+        self.leases = SqliteLeases(db)
 
     @classmethod
     async def open(

@@ -95,8 +95,9 @@ class BotProcess:
 
     # ------------------------------------------------------------------ control
 
-    async def start(self) -> None:
-        """Spawn the bot and wait until it polls (its first getUpdates request)."""
+    async def start(self, *, until_polling: bool = True) -> None:
+        """Spawn the bot and wait until it polls (its first getUpdates request); with
+        ``until_polling`` False return once it is spawned (a bot that is expected to wait)."""
         if self._proc is not None:
             if self._proc.returncode is None and not self._expect_exit:
                 raise RuntimeError("bot process already running")
@@ -119,6 +120,8 @@ class BotProcess:
         )
         self.starts += 1
         self._watcher = asyncio.create_task(self._watch(self._proc))
+        if not until_polling:
+            return
         try:
             await self.server.wait_for(
                 lambda: self.server.received_count("getUpdates") > polls_before,
