@@ -12,6 +12,11 @@ async def resume_all(core: Core) -> int:
     tables = await core.storage.tables.active()
     for table in tables:
         if table.status == TableStatus.PLAYING:
-            turns.arm(core, table, core.match_of(table))
+            match = core.match_of(table)
+            if any(seat.deadline is not None for seat in table.seats):
+                # The downtime was the bot's, not the player's: their turn starts afresh.
+                await turns.plan_deadlines(core, table, match)
+                await core.storage.tables.save(table, expected_version=table.version)
+            turns.arm(core, table, match)
     core.wake_sender()
     return len(tables)

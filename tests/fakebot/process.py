@@ -79,6 +79,9 @@ class BotProcess:
             KOZEL_BOT_API_URL=self.server.url,
             KOZEL_DB=str(self.db_path),
             KOZEL_LOG_LEVEL="DEBUG",
+            # A killed bot's lease on the database expires soon: crash tests restart at once.
+            KOZEL_LEASE_SECONDS="2",
+            KOZEL_LEASE_RENEW="0.5",
             PYTHONPATH=os.pathsep.join(python_path),
             PYTHONUNBUFFERED="1",
             NO_PROXY=no_proxy,
