@@ -23,6 +23,9 @@ Environment:
   KOZEL_PRIVATE_RATE_LIMIT  requests per second to one private chat (default: 1)
   KOZEL_TABLE_INTERVAL  seconds a group's table waits for more moves before an edit (default: 1)
   KOZEL_HAND_INTERVAL  seconds the hand of a player who only waits waits (default: 4)
+  KOZEL_LOBBY_EXPIRY  seconds a lobby may stay unchanged before it is closed (default: 1800)
+  KOZEL_IDLE_MATCH   seconds a match may go without a move before it is abandoned
+                     (default: 86400)
   KOZEL_LEASE_SECONDS  one bot per database: a running bot's lease expires this long after
                      it dies (default: 30); it renews it every KOZEL_LEASE_RENEW s (default: 10)
 """
@@ -47,6 +50,8 @@ class Config:
     private_rate_limit: float = 1.0
     lease_seconds: float = 30.0
     lease_renew: float = 10.0
+    lobby_expiry: float = 1800.0
+    idle_match: float = 86400.0
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Config:
@@ -71,6 +76,8 @@ class Config:
             private_rate_limit = float(env.get("KOZEL_PRIVATE_RATE_LIMIT", "1"))
             lease_seconds = float(env.get("KOZEL_LEASE_SECONDS", "30"))
             lease_renew = float(env.get("KOZEL_LEASE_RENEW", "10"))
+            lobby_expiry = float(env.get("KOZEL_LOBBY_EXPIRY", "1800"))
+            idle_match = float(env.get("KOZEL_IDLE_MATCH", "86400"))
         except ValueError as err:
             raise ConfigError(f"a timing setting is not a number: {err}") from None
         if not 0 < lease_renew < lease_seconds:
@@ -89,4 +96,6 @@ class Config:
             private_rate_limit=private_rate_limit,
             lease_seconds=lease_seconds,
             lease_renew=lease_renew,
+            lobby_expiry=lobby_expiry,
+            idle_match=idle_match,
         )

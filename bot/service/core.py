@@ -30,6 +30,8 @@ class Settings:
     default_ai_level: str = "strong"
     default_variant: str = "street"
     timeout_scale: float = 1.0  # multiplies turn timers (tests run them fast)
+    lobby_expiry: float = 1800.0  # seconds a lobby may stay unchanged before it is closed
+    idle_match: float = 86400.0  # ... and a running match without a move, before it is abandoned
 
 
 class Core:

@@ -60,7 +60,8 @@ class ChatRepo(Protocol):
         ...
 
     async def migrate(self, old_chat_id: int, new_chat_id: int) -> None:
-        """Move the chat row, its tables and its match records to ``new_chat_id``, atomically.
+        """Move the chat row, its tables, its match records and what the outbox owes it to
+        ``new_chat_id``, atomically (owed deletions are dropped: they name old messages).
 
         Raises ``ActiveTableExistsError`` (and moves nothing) if both chats have an active table
         in the same topic (a basic group has no topics: its tables have none).

@@ -100,6 +100,8 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
             table_interval=config.table_interval,
             hand_interval=config.hand_interval,
             timeout_scale=config.timeout_scale,
+            lobby_expiry=config.lobby_expiry,
+            idle_match=config.idle_match,
         )
         # The bot's own budget replaces PTB's rate limiter: it knows which message matters most.
         limits = Limits.of(config.rate_limit, config.group_rate_limit, config.private_rate_limit)
