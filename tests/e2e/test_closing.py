@@ -139,3 +139,30 @@ async def test_a_match_nobody_plays_is_abandoned_unrated_and_its_players_are_fre
     elsewhere = Table(fake_telegram, other)
     await elsewhere.open(users[1], "moscow")
     await elsewhere.join(users[0])
+
+
+async def test_a_deep_link_join_while_the_lobby_is_being_sent_breaks_nothing(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    bot = bot_process(env=ENV_FAST)
+    await bot.start()
+    anna, boris = fake_telegram.add_user("Anna"), fake_telegram.add_user("Boris")
+    group = fake_telegram.add_group("Kozel club", [anna, boris], admins=[anna])
+    table = Table(fake_telegram, group)
+    for user in (anna, boris):
+        await table.start_private(user)
+    fake_telegram.set_delay("sendMessage", 1.0)  # Telegram is slow to take the lobby
+    mark, sends = fake_telegram.mark(), fake_telegram.received_count("sendMessage")
+    await anna.send(group, "/newgame street")
+    await fake_telegram.wait_for(
+        lambda: fake_telegram.received_count("sendMessage") > sends, timeout=10, what="the send"
+    )
+    await boris.start_bot("j1")  # the link from a lobby that is on its way
+    reply = await fake_telegram.wait_for_message(boris, since=mark, timeout=10)
+    assert "You have a seat at the table in Kozel club" in (reply.text or "")
+    fake_telegram.set_delay("sendMessage", 0)
+    lobby = await fake_telegram.wait_for_message(
+        group, lambda m: "Boris" in (m.text or ""), since=mark, timeout=10
+    )
+    lobbies = [m for m in fake_telegram.messages(group) if "new table" in (m.text or "")]
+    assert [m.message_id for m in lobbies] == [lobby.message_id]
