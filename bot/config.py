@@ -38,6 +38,11 @@ Environment:
                      default: 0.0.0.0:8080)
   KOZEL_PRESS_RATE   presses and commands a second one person may send, after a burst
                      of KOZEL_PRESS_BURST (defaults: 4 and 20); more are refused
+  KOZEL_LOBBY_EXPIRY  seconds a lobby may stay unchanged before it is closed (default: 1800)
+  KOZEL_IDLE_MATCH   seconds a match may go without a move before it is abandoned
+                     (default: 86400)
+  KOZEL_LEASE_SECONDS  one bot per database: a running bot's lease expires this long after
+                     it dies (default: 30); it renews it every KOZEL_LEASE_RENEW s (default: 10)
 """
 
 DEFAULT_LISTEN = "0.0.0.0:8080"
@@ -72,6 +77,11 @@ class Config:
     press_rate: float = 4.0
     press_burst: int = 20
 
+    lease_seconds: float = 30.0
+    lease_renew: float = 10.0
+    lobby_expiry: float = 1800.0
+    idle_match: float = 86400.0
+
     @property
     def storage(self) -> str:
         """What ``open_storage`` opens: the PostgreSQL URL if one is set, else the SQLite file."""
@@ -105,8 +115,14 @@ class Config:
             private_rate_limit = float(env.get("KOZEL_PRIVATE_RATE_LIMIT", "1"))
             press_rate = float(env.get("KOZEL_PRESS_RATE", "4"))
             press_burst = int(env.get("KOZEL_PRESS_BURST", "20"))
+            lease_seconds = float(env.get("KOZEL_LEASE_SECONDS", "30"))
+            lease_renew = float(env.get("KOZEL_LEASE_RENEW", "10"))
+            lobby_expiry = float(env.get("KOZEL_LOBBY_EXPIRY", "1800"))
+            idle_match = float(env.get("KOZEL_IDLE_MATCH", "86400"))
         except ValueError as err:
             raise ConfigError(f"a timing setting is not a number: {err}") from None
+        if not 0 < lease_renew < lease_seconds:
+            raise ConfigError("KOZEL_LEASE_RENEW must be above 0 and below KOZEL_LEASE_SECONDS")
         database_url = env.get("KOZEL_DATABASE_URL", "").strip()
         if database_url and not database_url.startswith(("postgresql://", "postgres://")):
             raise ConfigError(
@@ -136,6 +152,10 @@ class Config:
             webapp_name=env.get("KOZEL_WEBAPP_NAME", "").strip() or None,
             press_rate=press_rate,
             press_burst=press_burst,
+            lease_seconds=lease_seconds,
+            lease_renew=lease_renew,
+            lobby_expiry=lobby_expiry,
+            idle_match=idle_match,
         )
 
 

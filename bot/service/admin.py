@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from html import escape
 
 from ..i18n import Translator
 from ..render.hand import removed_screen
-from ..storage import Actor, LogEntry, LogKind, TableRecord, TableStatus
+from ..storage import Actor, LogEntry, LogKind, Owed, TableRecord, TableStatus
 from . import feed, turns
 from .change import Change
 from .commit import save_change
@@ -50,22 +51,33 @@ async def _may_cancel_match(
     return None
 
 
-async def close_table(core: Core, table_id: int, *, reason: str) -> None:
-    """Cancel a lobby or a running match, stop its timers and tell the players."""
+async def close_table(
+    core: Core,
+    table_id: int,
+    *,
+    reason: str,
+    tell: Sequence[Owed] = (),
+    version: int | None = None,
+) -> bool:
+    """Cancel a lobby or a running match, stop its timers and tell the players (and ``tell``
+    what else is owed); False if it was closed already (or is no longer at ``version``)."""
     async with core.table_lock(table_id):
         table = await core.storage.tables.get(table_id)
         if table is None or not table.is_active:
-            return
+            return False
+        if version is not None and table.version != version:
+            return False
         table.status = TableStatus.CANCELLED
         table.finished_at = time.time()
         for seat in table.seats:
             seat.deadline = None
         entry = LogEntry(LogKind.CANCEL, None, None, reason, by=Actor.SYSTEM)
         # The lobby, or the table and every hand, say so; the keyboards go.
-        owe = feed.closed(core, table)
+        owe = [*feed.closed(core, table), *tell]
         await core.storage.tables.save(table, expected_version=table.version, log=[entry], owe=owe)
     core.table_changed(table_id)
-    turns.disarm(core, table_id)
+    turns.forget(core, table_id)
+    return True
 
 
 async def kick(
@@ -128,12 +140,25 @@ async def kick(
 
 
 async def chat_migrated(core: Core, old_chat_id: int, new_chat_id: int) -> None:
-    """A group became a supergroup: the table moves with it."""
+    """A group became a supergroup: its tables move with it. Their messages stay behind in the
+    old group, so each lobby or table is posted anew in the new one (told once: a second call
+    for the same migration finds nothing left to move)."""
+    moving = await core.storage.tables.active_in_chat(old_chat_id)
     await core.storage.chats.migrate(old_chat_id, new_chat_id)
-    tables = await core.storage.tables.active_in_chat(new_chat_id)
-    owed = [feed.group_table(core, t) for t in tables if t.status == TableStatus.PLAYING]
-    if owed:
-        await feed.owe(core, owed)
+    for moved in moving:
+        async with core.table_lock(moved.id):
+            table = await core.storage.tables.get(moved.id)
+            if table is None or not table.is_active:
+                continue
+            # Message ids of the old group mean other messages in the new one: never edit those.
+            table.lobby_message_id = None
+            table.table_message_id = None
+            if table.status == TableStatus.LOBBY:
+                owe = [feed.lobby(table)]
+            else:
+                owe = [feed.group_table(core, table)]
+            await core.storage.tables.save(table, expected_version=table.version, owe=owe)
+    core.wake_sender()
 
 
 async def bot_removed(core: Core, chat_id: int, by: int | None = None) -> None:

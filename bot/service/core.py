@@ -34,6 +34,8 @@ class Settings:
     timeout_scale: float = 1.0  # multiplies turn timers (tests run them fast)
     public_url: str | None = None  # the HTTPS base of the Mini App (None: no Mini App)
     webapp_name: str | None = None  # the Mini App's short name at @BotFather (direct links)
+    lobby_expiry: float = 1800.0  # seconds a lobby may stay unchanged before it is closed
+    idle_match: float = 86400.0  # ... and a running match without a move, before it is abandoned
 
 
 class Core:

@@ -18,7 +18,7 @@ from ..render.lobby import lobby_closed_text
 from ..render.table import table_screen
 from ..screen import Screen
 from ..storage import Actor, LogEntry, LogKind, OutboxKind, Owed, TableRecord, TableStatus
-from . import feed, turns, webapp
+from . import closing, feed, turns, webapp
 from .admin import topic_gone
 from .core import Core
 from .people import chat_t, chat_title, seat_infos, user_t
@@ -125,6 +125,8 @@ async def _lobby(core: Core, table_id: int, item: Owed) -> list[Owed]:
         return []
     except Unreachable:
         log.info("lobby of table %s cannot be shown in %s", table_id, table.chat_id)
+        # A lobby nobody can see would block the chat's /newgame for ever.
+        await closing.lobby_unshowable(core, table_id)
         return []
     if sent is not None:
         await _remember(core, table_id, lambda fresh: _set_lobby_message(fresh, sent))

@@ -71,6 +71,7 @@ async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | No
             table.seats = []
             await core.storage.tables.create(table, owe=[feed.lobby(table, renew=True)])
     core.wake_sender()
+    turns.arm_expiry(core, table)
     return Reply()
 
 
@@ -269,6 +270,7 @@ async def start(core: Core, lobby: Lobby) -> Reply:
     entry = LogEntry(LogKind.START, 0, None, table.variant, by=Actor.PERSON)
     started = Change(started=True)
     await save_change(core, table, match, started, log=[entry], extra=[feed.lobby(table)])
+    turns.arm_expiry(core, table)  # from now on: a match nobody plays
     return Reply(t._("The match begins!"))
 
 

@@ -40,6 +40,7 @@ class DueKind(StrEnum):
     COMPUTER = "ai"  # a computer player's turn
     SPECIAL = "special"  # a computer may declare a special lead out of turn
     TIMEOUT = "timeout"  # a person's turn timer
+    EXPIRE = "expire"  # a table nobody uses is closed (``closing``)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterable, Mapping
 
 from ..storage import OutboxKind, Owed
+from . import closing
 from .core import Core
 from .deliver import deliver
 from .ports import RetryLater, Transient
@@ -112,6 +113,8 @@ class Sender:
             if item.attempts + 1 >= MAX_ATTEMPTS:
                 log.exception("giving up on %s to %s", item.kind, item.chat_id)
                 await outbox.drop(item)
+                if item.kind is OutboxKind.LOBBY and item.table_id is not None:
+                    await closing.lobby_unshowable(self.core, item.table_id)
             else:
                 log.exception("delivery of %s to %s failed", item.kind, item.chat_id)
                 await outbox.retry(item, time.time() + backoff(item.attempts))

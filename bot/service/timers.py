@@ -11,7 +11,7 @@ from kozel_rules.ai import choose, interrupt
 from kozel_rules.match import Match
 
 from ..storage import Actor, TableRecord, TableStatus
-from . import turns
+from . import closing, turns
 from .commit import commit
 from .core import Core
 from .people import chat_t
@@ -22,6 +22,9 @@ MAX_TIMEOUTS = 2  # timeouts in a row after which the computer keeps the seat
 
 async def fire(core: Core, due: Due) -> None:
     """Run a due job, unless the table has moved on since it was scheduled."""
+    if due.kind is DueKind.EXPIRE:
+        await closing.expire(core, due)
+        return
     async with core.table_lock(due.table_id):
         table = await core.storage.tables.get(due.table_id)
         if table is None or table.status != TableStatus.PLAYING:

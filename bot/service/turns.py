@@ -11,6 +11,7 @@ from .core import Core
 from .ports import Due, DueKind
 
 DEFAULT_TIMEOUT = 60  # seconds, for a chat that has no settings yet
+RESTART_GRACE = 300.0  # seconds an expired table still gets after a restart (the downtime's)
 
 
 def is_computer_turn(table: TableRecord, match: Match) -> bool:
@@ -57,6 +58,32 @@ def _slot(kind: str, table_id: int) -> str:
     return f"{kind}:{table_id}"
 
 
+def expiry_period(core: Core, table: TableRecord) -> float:
+    """How long a table may stay unchanged before it is closed (see ``closing``)."""
+    if table.status == TableStatus.LOBBY:
+        return core.settings.lobby_expiry
+    return core.settings.idle_match
+
+
+def arm_expiry(core: Core, table: TableRecord, *, restart: bool = False) -> None:
+    """Schedule the table's expiry, counted from its last change."""
+    if not table.is_active:
+        return
+    span = expiry_period(core, table)
+    delay = max(0.0, table.updated_at + span - time.time())
+    if restart:
+        # The bot's own downtime: nobody could press anything meanwhile.
+        delay = max(delay, min(span, RESTART_GRACE))
+    due = Due(DueKind.EXPIRE, table.id, 0)
+    core.scheduler.schedule(_slot("expire", table.id), delay, due)
+
+
+def forget(core: Core, table_id: int) -> None:
+    """A table that ended: nothing of it stays scheduled."""
+    disarm(core, table_id)
+    core.scheduler.cancel(_slot("expire", table_id))
+
+
 def disarm(core: Core, table_id: int) -> None:
     core.scheduler.cancel(_slot("ai", table_id))
     core.scheduler.cancel(_slot("timeout", table_id))
@@ -65,7 +92,10 @@ def disarm(core: Core, table_id: int) -> None:
 def arm(core: Core, table: TableRecord, match: Match) -> None:
     """Schedule what the table waits for now: a computer's move, or a person's timer."""
     disarm(core, table.id)
-    if match.is_over or table.status != TableStatus.PLAYING or match.to_move is None:
+    if match.is_over or table.status != TableStatus.PLAYING:
+        forget(core, table.id)
+        return
+    if match.to_move is None:
         return
     ply, table_id = match.ply, table.id
     delay = core.settings.ai_delay

@@ -48,7 +48,15 @@ from bot.storage.records import (
     UserRecord,
     player_key,
 )
-from bot.storage.repos import ChatRepo, LadderRepo, OutboxRepo, Storage, TableRepo, UserRepo
+from bot.storage.repos import (
+    ChatRepo,
+    LadderRepo,
+    LeaseRepo,
+    OutboxRepo,
+    Storage,
+    TableRepo,
+    UserRepo,
+)
 from bot.storage.sqlite import SqliteStorage
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -79,6 +87,7 @@ __all__ = [
     "LadderBoard",
     "LadderMatch",
     "LadderRepo",
+    "LeaseRepo",
     "LogEntry",
     "LogKind",
     "LoggedEntry",

@@ -57,6 +57,10 @@ class Chats:
             await conn.execute(
                 "UPDATE matches SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
             )
+            # Deletions name messages of the old group: in the new one they would hit others.
+            await conn.execute(
+                "DELETE FROM outbox WHERE chat_id = ? AND kind = 'delete'", (old_chat_id,)
+            )
             await conn.execute(
                 "UPDATE outbox SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
             )

@@ -291,6 +291,16 @@ BEGIN
 END;
 """
 
+# One running bot per database: the process that runs holds a lease and renews it; another one
+# waits until it is released (a clean stop) or has expired (a crash).
+SCHEMA_V6 = """
+CREATE TABLE leases (
+    name       TEXT PRIMARY KEY,
+    holder     TEXT NOT NULL,
+    expires_at REAL NOT NULL
+) WITHOUT ROWID;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -322,6 +332,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         SCHEMA_V5,
         postgres=pg_schema.V5,
     ),
+    Migration(6, "leases: one running bot per database", SCHEMA_V6, postgres=pg_schema.V6),
 )
 
 

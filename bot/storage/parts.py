@@ -8,13 +8,14 @@ from typing import Self
 from bot.storage.chats import Chats
 from bot.storage.conn import Database
 from bot.storage.ladder import Ladder
+from bot.storage.leases import Leases
 from bot.storage.outbox import Outbox
 from bot.storage.tables import Tables
 from bot.storage.users import Users
 
 
 class Repositories:
-    """``Storage``: the five repositories sharing one database (see ``repos``)."""
+    """``Storage``: the six repositories sharing one database (see ``repos``)."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -23,6 +24,7 @@ class Repositories:
         self.ladder = Ladder(db)
         self.tables = Tables(db, self.ladder)
         self.outbox = Outbox(db)
+        self.leases = Leases(db)
 
     @property
     def is_closed(self) -> bool:

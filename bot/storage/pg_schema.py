@@ -241,3 +241,11 @@ $$;
 CREATE TRIGGER seats_follow_table_status AFTER UPDATE OF status ON game_tables
     FOR EACH ROW EXECUTE FUNCTION seats_follow_table_status();
 """
+
+V6 = """
+CREATE TABLE leases (
+    name       TEXT PRIMARY KEY,
+    holder     TEXT NOT NULL,
+    expires_at DOUBLE PRECISION NOT NULL
+);
+"""

@@ -60,7 +60,8 @@ class ChatRepo(Protocol):
         ...
 
     async def migrate(self, old_chat_id: int, new_chat_id: int) -> None:
-        """Move the chat row, its tables and its match records to ``new_chat_id``, atomically.
+        """Move the chat row, its tables, its match records and what the outbox owes it to
+        ``new_chat_id``, atomically (owed deletions are dropped: they name old messages).
 
         Raises ``ActiveTableExistsError`` (and moves nothing) if both chats have an active table
         in the same topic (a basic group has no topics: its tables have none).
@@ -271,6 +272,23 @@ class OutboxRepo(Protocol):
     async def pending(self, table_id: int | None = None) -> int: ...
 
 
+class LeaseRepo(Protocol):
+    """Named leases with a holder and an expiry: who may run on this database."""
+
+    async def take(self, name: str, holder: str, seconds: float) -> bool:
+        """Take or renew the lease for ``seconds`` from now if it is free, ours or expired, in
+        one transaction; True if ``holder`` holds it now."""
+        ...
+
+    async def holder(self, name: str) -> tuple[str, float] | None:
+        """Who holds the lease and until when (epoch seconds), if anybody ever took it."""
+        ...
+
+    async def release(self, name: str, holder: str) -> None:
+        """Give the lease up (a no-op unless ``holder`` holds it)."""
+        ...
+
+
 class Storage(Protocol):
     """Persistence for users, chats, tables (with seats and log) and finished matches."""
 
@@ -292,5 +310,8 @@ class Storage(Protocol):
     async def ping(self) -> bool:
         """True when the database answers a trivial query (for health checks); never raises."""
         ...
+
+    @property
+    def leases(self) -> LeaseRepo: ...
 
     async def close(self) -> None: ...

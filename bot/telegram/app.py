@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 
 from aiohttp.web import AbstractRouteDef
 from telegram import BotCommand, Update
@@ -23,6 +24,7 @@ from ..service import admin, timers
 from ..service.budget import Budget, Limits
 from ..service.core import Core, Settings
 from ..service.gate import Gate
+from ..service.lease import Lease
 from ..service.restart import resume_all
 from ..service.sender import Sender
 from ..storage import open_storage
@@ -95,6 +97,14 @@ def build(config: Config) -> Application:  # type: ignore[type-arg]
 def _post_init(config: Config):  # type: ignore[no-untyped-def]
     async def post_init(app: Application) -> None:  # type: ignore[type-arg]
         storage = await open_storage(config.storage)
+        app.bot_data["storage"] = storage
+        # Nothing is polled, sent or timed before this process holds the database's lease.
+        lease = Lease(storage.leases, seconds=config.lease_seconds, renew_every=config.lease_renew)
+        await lease.acquire(say=lambda line: print(line, file=sys.stderr, flush=True))
+        app.bot_data["lease"] = lease
+        app.bot_data["lease_task"] = asyncio.create_task(
+            lease.keep(app.stop_running), name="lease renewal"
+        )
         assert app.job_queue is not None
         settings = Settings(
             bot_username=app.bot.username,
@@ -104,6 +114,8 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
             timeout_scale=config.timeout_scale,
             public_url=config.public_url,
             webapp_name=config.webapp_name,
+            lobby_expiry=config.lobby_expiry,
+            idle_match=config.idle_match,
         )
         # The bot's own budget replaces PTB's rate limiter: it knows which message matters most.
         limits = Limits.of(config.rate_limit, config.group_rate_limit, config.private_rate_limit)
@@ -189,9 +201,14 @@ async def _post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
     if isinstance(sender, Sender) and isinstance(task, asyncio.Task):
         task.cancel()
         await sender.stop()
-    core = app.bot_data.get("core")
-    if isinstance(core, Core):
-        await core.storage.close()
+    renewal, lease = app.bot_data.get("lease_task"), app.bot_data.get("lease")
+    if isinstance(renewal, asyncio.Task):
+        renewal.cancel()
+    storage = app.bot_data.get("storage")
+    if storage is not None:
+        if isinstance(lease, Lease):
+            await lease.release()  # a clean stop: the next process may start at once
+        await storage.close()
 
 
 def run(config: Config) -> int:

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 
 from telegram import CallbackQuery, ChatMember, Message, Update
 from telegram.constants import ChatType, ParseMode
-from telegram.error import RetryAfter, TelegramError
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError, TimedOut
 from telegram.ext import ContextTypes
 
 from .. import callback
@@ -205,11 +205,32 @@ async def on_button(update: Update, context: Context) -> None:
             log.debug("could not edit the menu: %s", err)
 
 
+ANSWER_FOR = 12.0  # seconds to keep trying: Telegram takes an answer for about 15 s
+
+
 async def answer(query: CallbackQuery, result: Reply) -> None:
-    try:
-        await query.answer(text=result.text or None, show_alert=result.alert, url=result.url)
-    except TelegramError as err:
-        log.info("callback answer failed: %s", err)
+    """Answer the press; network trouble and Telegram's own failures are tried again (while
+    the press can still be answered), so the button stops spinning once the API is back."""
+    loop = asyncio.get_running_loop()
+    until, pause = loop.time() + ANSWER_FOR, 0.5
+    while True:
+        try:
+            await query.answer(text=result.text or None, show_alert=result.alert, url=result.url)
+            return
+        except RetryAfter as err:
+            wait = err._retry_after.total_seconds()  # see io._answers
+        except (TimedOut, NetworkError) as err:
+            if isinstance(err, BadRequest):  # too old, answered already, ...
+                log.info("callback answer failed: %s", err)
+                return
+            wait, pause = pause, min(pause * 2, 2.0)
+        except TelegramError as err:
+            log.info("callback answer failed: %s", err)
+            return
+        if loop.time() + wait > until:
+            log.info("callback answer given up after %.0f s of trouble", ANSWER_FOR)
+            return
+        await asyncio.sleep(wait)
 
 
 # ------------------------------------------------------------------ chat events

@@ -34,6 +34,14 @@ OnMigrate = Callable[[int, int], Awaitable[None]]
 _NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 # Telegram's 400s for a forum topic that was deleted or closed.
 _TOPIC_GONE = ("message thread not found", "topic_closed", "topic_deleted")
+# Telegram's 400s for a chat the bot may not write to (restricted, gone): no retry helps.
+_CANNOT_WRITE = (
+    "chat not found",
+    "not enough rights",
+    "have no rights",
+    "chat_write_forbidden",
+    "need administrator rights",
+)
 
 
 def markup(screen: Screen) -> InlineKeyboardMarkup | None:
@@ -97,8 +105,10 @@ class TelegramMessenger:
                     link_preview_options=_NO_PREVIEW,
                 )
         except ChatMigrated as err:
+            # The message stays in the old group; the table moved to the new one and owes it a
+            # new message: this delivery is simply made again, for the new chat.
             await self._on_migrate(chat_id, err.new_chat_id)
-            raise MessageGone(str(err)) from err
+            raise Transient(str(err)) from err
         except BadRequest as err:
             text = err.message.lower()
             if "not modified" in text:
@@ -126,7 +136,7 @@ async def _answers() -> AsyncIterator[None]:
         raise Unreachable(str(err)) from err
     except BadRequest as err:
         text = err.message.lower()
-        if "chat not found" in text:
+        if any(reason in text for reason in _CANNOT_WRITE):
             raise Unreachable(str(err)) from err
         if any(words in text for words in _TOPIC_GONE):
             raise TopicGone(str(err)) from err

@@ -104,9 +104,16 @@ def make_core(
     scheduler: FakeScheduler,
     *,
     ai_level: str = "strong",
+    lobby_expiry: float = 1800.0,
+    idle_match: float = 86400.0,
 ) -> Core:
     settings = Settings(
-        ai_delay=0.0, table_interval=0.0, hand_interval=0.0, default_ai_level=ai_level
+        ai_delay=0.0,
+        table_interval=0.0,
+        hand_interval=0.0,
+        default_ai_level=ai_level,
+        lobby_expiry=lobby_expiry,
+        idle_match=idle_match,
     )
     core = Core(storage, messenger, scheduler, settings, Budget(Limits.of(1e4, 1e4, 1e4)))
     scheduler.bind(lambda due: timers.fire(core, due))

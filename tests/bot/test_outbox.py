@@ -84,6 +84,15 @@ async def test_a_chat_migration_takes_its_owed_messages_along(storage: Storage) 
     assert item.chat_id == -1001
 
 
+async def test_a_chat_migration_drops_deletions_of_the_old_groups_messages(
+    storage: SqliteStorage,
+) -> None:
+    # Message 7 of the old group is not message 7 of the supergroup: never delete that one.
+    await storage.outbox.add([Owed(OutboxKind.DELETE, -100, Priority.CLEANUP, message_id=7)])
+    await storage.chats.migrate(-100, -1001)
+    assert await storage.outbox.due(now=1.0) == []
+
+
 def test_a_window_allows_its_count_then_waits_for_the_oldest_call() -> None:
     window = Window(3, 10.0)
     for now in (0.0, 1.0, 2.0):

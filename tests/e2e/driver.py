@@ -67,6 +67,8 @@ class Table:
     pause: float = 0.0  # seconds a player looks at a new screen before acting (0: none)
     lobby_id: int = 0
     topic: Topic | None = None  # the forum topic the table is opened in
+    hand_wait: float = 5.0  # how long a player waits for their hand to show a tap
+    press_wait: float = 10.0  # ... and for the answer to a press
     _acted: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     @property
@@ -200,7 +202,9 @@ class Table:
     async def _press(self, user: SimUser, message: StoredMessage, button: Button) -> str:
         self.presses += 1
         assert button.callback_data is not None
-        answer = await user.press(user, message.message_id, button.callback_data)
+        answer = await user.press(
+            user, message.message_id, button.callback_data, timeout=self.press_wait
+        )
         return answer.text or ""
 
     async def _special(self, user: SimUser, message: StoredMessage) -> bool:
@@ -237,7 +241,9 @@ class Table:
                 if not clear:
                     return False
                 await self._press(user, message, clear[0])
-            message = await self.server.wait_for_message(user, is_hand, since=mark)
+            message = await self.server.wait_for_message(
+                user, is_hand, since=mark, timeout=self.hand_wait
+            )
             if TURN_MARK not in (message.text or ""):
                 return False
         return False

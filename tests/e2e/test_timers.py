@@ -98,3 +98,28 @@ async def test_a_restart_during_a_pending_timeout_still_fires_it(
     seat, _, by = actions(db)[ply]
     assert seat in (0, 1)
     assert by == "timeout"
+
+
+@pytest.mark.parametrize("how", ["kill", "stop"])
+async def test_after_downtime_longer_than_the_turn_the_player_gets_a_full_turn(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory, how: str
+) -> None:
+    # 60 s * 0.1 = 6 s a turn; the bot is down for longer than that.
+    table, users, bot = await two_people_two_computers(fake_telegram, bot_process, scale="0.1")
+    db = bot.db_path
+    await fake_telegram.wait_for(
+        lambda: any(is_turn(table, u) for u in users), timeout=30, what="a person's turn"
+    )
+    ply = current_ply(db)
+    if how == "kill":
+        bot.kill()
+    else:
+        await bot.stop()
+    await asyncio.sleep(7)
+    await bot.start()
+    await asyncio.sleep(2)
+    assert current_ply(db) == ply, "the player to move was auto-played at once"
+    await table.play(users, until=lambda: current_ply(db) > ply, timeout=10)
+    seat, _, by = actions(db)[ply]
+    assert seat in (0, 1) and by == "human"
+    assert "ran out of time" not in table.group_text()

@@ -92,6 +92,9 @@ class BotProcess:
             KOZEL_BOT_API_URL=self.server.url,
             KOZEL_DB=str(self.db_path),
             KOZEL_LOG_LEVEL="DEBUG",
+            # A killed bot's lease on the database expires soon: crash tests restart at once.
+            KOZEL_LEASE_SECONDS="2",
+            KOZEL_LEASE_RENEW="0.5",
             PYTHONPATH=os.pathsep.join(python_path),
             PYTHONUNBUFFERED="1",
             NO_PROXY=no_proxy,
@@ -110,9 +113,10 @@ class BotProcess:
 
     # ------------------------------------------------------------------ control
 
-    async def start(self) -> None:
+    async def start(self, *, until_polling: bool = True) -> None:
         """Spawn the bot and wait until it takes updates: its first getUpdates request, or
-        (webhook mode) its setWebhook that the fake accepted."""
+        (webhook mode) its setWebhook that the fake accepted; with ``until_polling`` False
+        return once it is spawned (a bot that is expected to wait)."""
         if self._proc is not None:
             if self._proc.returncode is None and not self._expect_exit:
                 raise RuntimeError("bot process already running")
@@ -136,6 +140,8 @@ class BotProcess:
         )
         self.starts += 1
         self._watcher = asyncio.create_task(self._watch(self._proc))
+        if not until_polling:
+            return
         try:
             await self.server.wait_for(
                 lambda: (

@@ -191,6 +191,15 @@ class _Injection:
 
 
 @dataclass
+class _Fault:
+    method: str  # lower-case
+    kind: str  # "drop": the connection is cut before an answer; "slow": the answer is late
+    seconds: float
+    remaining: int
+    when: Callable[[JSONDict], bool] | None
+
+
+@dataclass
 class _PendingQuery:
     id: str
     user: SimUser
@@ -257,6 +266,7 @@ class FakeTelegram:
         self._last_seq = 0
         self._received: Counter[str] = Counter()
         self._injections: list[_Injection] = []
+        self._faults: list[_Fault] = []
         self._delays: dict[str, float] = {}
         self._changed = _Signal()
         self._chat_signals: dict[int, _Signal] = {}
@@ -376,6 +386,29 @@ class FakeTelegram:
     def rate_limit_hits(self) -> list[RateLimitHit]:
         """Every 429 the limits caused, oldest first (empty when limits are off)."""
         return self._limiter.hits if self._limiter else []
+
+    def inject_fault(
+        self,
+        method: str,
+        kind: str,
+        *,
+        seconds: float = 0.0,
+        times: int = 1,
+        when: Callable[[JSONDict], bool] | None = None,
+    ) -> None:
+        """Network trouble on the next ``times`` calls of ``method`` (``"*"``: any method)
+        whose params satisfy ``when``: ``"drop"`` cuts the connection before anything is done
+        (the client sees a reset, like a proxy or Telegram's front end going away);
+        ``"slow"`` answers ``seconds`` late (a client with a shorter timeout gives up, though
+        the call is still carried out, as Telegram would)."""
+        if kind not in ("drop", "slow"):
+            raise ValueError(f"unknown fault {kind!r}: 'drop' or 'slow'")
+        self._faults.append(_Fault(method.lower(), kind, seconds, times, when))
+
+    @property
+    def dropped_calls(self) -> list[Call]:
+        """Calls whose connection a ``drop`` fault cut (status 0)."""
+        return [c for c in self.calls if c.status == 0]
 
     def set_delay(self, method: str, seconds: float) -> None:
         """Delay every answer to ``method`` by ``seconds`` (0 removes the delay)."""
@@ -930,7 +963,30 @@ class FakeTelegram:
                 response = self._answer(canonical, params, error)
                 hit.seq = self._last_seq
                 return response
-        delay = self._delays.get(canonical.lower())
+        fault = self._take_fault(canonical, params)
+        if fault is not None and fault.kind == "drop":
+            call = Call(self._next_seq(), canonical, params, time.time(), 0, {"dropped": True})
+            self.calls.append(call)
+            self._changed.fire()
+            if request.transport is not None:
+                request.transport.abort()  # the client sees the connection reset
+            return web.Response(status=500)  # written nowhere: the connection is gone
+        delay = self._delays.get(canonical.lower(), 0.0)
+        if fault is not None:
+            # Carried out even if the client gives up waiting (as Telegram would).
+            late = asyncio.ensure_future(
+                self._execute(canonical, handler, params, delay + fault.seconds)
+            )
+            return await asyncio.shield(late)
+        return await self._execute(canonical, handler, params, delay)
+
+    async def _execute(
+        self,
+        canonical: str,
+        handler: Handler | None,
+        params: JSONDict,
+        delay: float,
+    ) -> web.Response:
         if delay:
             await asyncio.sleep(delay)
         injected = self._take_injection(canonical, params)
@@ -973,6 +1029,17 @@ class FakeTelegram:
             ):
                 injection.remaining -= 1
                 return injection.error
+        return None
+
+    def _take_fault(self, method: str, params: JSONDict) -> _Fault | None:
+        for fault in self._faults:
+            if (
+                fault.method in (method.lower(), "*")
+                and fault.remaining > 0
+                and (fault.when is None or fault.when(params))
+            ):
+                fault.remaining -= 1
+                return fault
         return None
 
     def _next_seq(self) -> int:

@@ -1,0 +1,38 @@
+"""After a restart: a fresh turn for the player to move, and the tables nobody plays expire."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from service_fakes import FakeMessenger, FakeScheduler, make_core, open_storage, reload, seat_four
+
+from bot.service.restart import resume_all
+from bot.storage import SqliteStorage
+
+
+@pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
+    store = await open_storage(tmp_path)
+    yield store
+    await store.close()
+
+
+async def test_a_restart_gives_the_player_to_move_a_full_turn(storage: SqliteStorage) -> None:
+    messenger = FakeMessenger()
+    core = make_core(storage, messenger, FakeScheduler())
+    table = await seat_four(core, timer=60)
+    seat = core.match_of(table).to_move
+    assert seat is not None
+    # The bot was down for ten minutes: the stored deadline is long gone.
+    table.seats[seat].deadline = 1.0
+    await storage.tables.save(table, expected_version=table.version)
+
+    scheduler = FakeScheduler()
+    fresh = make_core(storage, messenger, scheduler)
+    await resume_all(fresh)
+    delay, due = scheduler.jobs[f"timeout:{table.id}"]
+    assert delay > 59 and due.seat == seat
+    again = await reload(fresh, table)
+    assert again.seats[seat].timeouts == 0
