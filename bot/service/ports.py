@@ -62,6 +62,14 @@ class Scheduler(Protocol):
     def cancel(self, slot: str) -> None: ...
 
 
+class Shared(StrEnum):
+    """A sender id many people share: a message sent as a channel (``from`` @Channel_Bot), or
+    by an anonymous admin (``from`` @GroupAnonymousBot). Nobody in particular can sit there."""
+
+    CHANNEL = "channel"
+    ANONYMOUS = "anonymous"
+
+
 @dataclass(frozen=True)
 class Person:
     """The Telegram user behind an update."""
@@ -70,6 +78,7 @@ class Person:
     first_name: str
     username: str | None = None
     language_code: str | None = None
+    shared: Shared | None = None
 
 
 @dataclass(frozen=True)

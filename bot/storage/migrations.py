@@ -258,6 +258,12 @@ CREATE UNIQUE INDEX game_tables_one_active_per_topic
     ON game_tables (chat_id, ifnull(thread_id, 0)) WHERE status IN ('lobby', 'playing');
 """
 
+# A person removed from a running match leaves their seat to a computer player: the seat keeps
+# their name and says who finished it.
+SCHEMA_V5 = """
+ALTER TABLE seats ADD COLUMN replaced INTEGER NOT NULL DEFAULT 0;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "users, chats, tables with seats and log, matches for the ladder", SCHEMA_V1),
     Migration(2, "per-chat ladders: seasons, standings, rating history", SCHEMA_V2),
@@ -265,6 +271,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         3, "the outbox: what the bot owes Telegram; table notes; when a seat last acted", SCHEMA_V3
     ),
     Migration(4, "forum topics: a table's topic, one active table per topic", SCHEMA_V4),
+    Migration(5, "seats taken over by a computer after their player was removed", SCHEMA_V5),
 )
 
 

@@ -106,6 +106,8 @@ class SeatRecord:
     """Cards toggled in the hand message, e.g. ``["K♠", "9♠"]``."""
     active_at: float | None = None
     """When the person last pressed a button at this table (epoch seconds)."""
+    replaced: bool = False
+    """The person named was removed mid-match; a computer player finishes for them."""
 
 
 @dataclass

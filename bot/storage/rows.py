@@ -202,7 +202,7 @@ def table_values(table: TableRecord) -> tuple[Any, ...]:
 
 SEAT_COLUMNS = (
     "table_id, seat, user_id, name, ai_level, hand_message_id, notice_message_id, "
-    "timeouts, away, deadline, selection, active_at"
+    "timeouts, away, deadline, selection, active_at, replaced"
 )
 
 
@@ -222,6 +222,7 @@ def seat_from_row(row: Row) -> SeatRecord:
         deadline=opt_float(row["deadline"]),
         selection=[str(card) for card in selection],
         active_at=opt_float(row["active_at"]),
+        replaced=bool(row["replaced"]),
     )
 
 
@@ -241,6 +242,7 @@ def seat_rows(table_id: int, seats: Iterable[SeatRecord]) -> list[tuple[Any, ...
             seat.deadline,
             dump(list(seat.selection)),
             seat.active_at,
+            int(seat.replaced),
         )
         for seat in seats
     ]
