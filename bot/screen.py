@@ -31,17 +31,21 @@ def fit_plain(text: str, limit: int = MAX_ALERT) -> str:
     return text.rstrip() + _MORE
 
 
+def shown_length(html: str) -> int:
+    """What Telegram counts against the limit: the text after the markup is parsed."""
+    return text_length(plain(html))
+
+
 def fit_html(text: str, limit: int = MAX_TEXT) -> str:
     """HTML text that fits in a message: whole lines from the top while they fit, then an
-    ellipsis, tags left open closed again. The raw HTML is measured, which is never shorter
-    than what Telegram counts. Screens that can grow long fit themselves first (they say
-    how much they left out); this is the net under everything sent."""
-    if text_length(text) <= limit:
+    ellipsis, tags left open closed again. Screens that can grow long fit themselves first
+    (they say how much they left out); this is the net under everything sent."""
+    if shown_length(text) <= limit:
         return text
     kept: list[str] = []
-    room = limit - 64  # the ellipsis and the tags to close
+    room = limit - 2  # the ellipsis on a line of its own
     for line in text.split("\n"):
-        if text_length("\n".join([*kept, line])) > room:
+        if shown_length("\n".join([*kept, line])) > room:
             break
         kept.append(line)
     if not kept:  # one huge line: its words, as plain text

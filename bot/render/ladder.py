@@ -15,7 +15,7 @@ from html import escape
 from kozel_rules.variant import VARIANTS
 
 from ..i18n import Translator
-from ..screen import MAX_TEXT, Screen, text_length
+from ..screen import MAX_TEXT, Screen, shown_length
 from ..storage.records import (
     LadderMatch,
     MatchPlayerRecord,
@@ -351,9 +351,9 @@ def _match_list(t: Translator, head: list[str], entries: list[str], *, empty: st
     lines = [*head]
     tail = ["", "<i>" + t._("Times are UTC.") + "</i>"]
     # Long titles and names: the newest matches that fit in one message, and how many not.
-    room = MAX_TEXT - text_length("\n".join(tail)) - 200
+    room = MAX_TEXT - shown_length("\n".join(tail)) - 100
     for shown, entry in enumerate(entries):
-        if shown and text_length("\n".join([*lines, "", entry])) > room:
+        if shown and shown_length("\n".join([*lines, "", entry])) > room:
             left = len(entries) - shown
             lines += ["", t.n_("…and {n} more match.", "…and {n} more matches.", left)]
             break

@@ -3,9 +3,18 @@ identities, and texts that must fit Telegram's limits."""
 
 from __future__ import annotations
 
+import dataclasses
+import sys
+from pathlib import Path
+
 import pytest
 from fakebot.fixtures import BotProcessFactory
 from fakebot.server import FakeTelegram
+
+from bot.storage import ChatRecord, SqliteStorage
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "bot"))
+from ladder_fixtures import teams
 
 from .driver import ENV_FAST, Table, is_hand, open_table
 
@@ -204,4 +213,33 @@ async def test_answers_to_presses_are_plain_text_within_telegrams_limit(
     answer = await boris.press_button(other.group, other.lobby_id, contains="Join", timeout=5)
     assert answer.show_alert
     assert answer.text == f"You already play at a table in {title}.", answer.text
+    fake_telegram.assert_no_unknown_calls()
+
+
+async def test_a_private_history_with_long_titles_and_names_arrives(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    bot = bot_process(env=ENV_FAST)
+    anna = fake_telegram.add_user("Anna" + "a" * 60)  # 64 characters: Telegram's longest
+    # Ten finished matches in groups with Telegram's longest titles, players with the longest
+    # names: written into the bot's database before it starts (playing them takes minutes).
+    store = await SqliteStorage.open(str(bot.db_path))
+    try:
+        for i in range(10):
+            chat_id = -500 - i
+            await store.chats.upsert(ChatRecord(chat_id=chat_id, title=f"{i} " + "&" * 126))
+            record = teams(i + 1, chat_id, [anna.id, 2], [3, 4])
+            players = [dataclasses.replace(p, name="N" * 64) for p in record.players_list]
+            await store.ladder.record(dataclasses.replace(record, players_list=players))
+    finally:
+        await store.close()
+    await bot.start()
+    await Table(fake_telegram, fake_telegram.add_group("Kozel club", [anna])).start_private(anna)
+    mark = fake_telegram.mark()
+    await anna.send(anna, "/history")
+    history = await fake_telegram.wait_for_message(anna, since=mark, timeout=5)
+    text = history.text or ""
+    assert text.startswith("📜 Your latest matches") and len(text) <= 4096
+    assert "more match" in text and "&&&" in text
+    assert not fake_telegram.failed_calls()
     fake_telegram.assert_no_unknown_calls()
