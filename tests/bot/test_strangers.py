@@ -35,12 +35,12 @@ from bot.screen import (
     shown_length,
     text_length,
 )
-from bot.service import admin, lobby, moves, settings
+from bot.service import admin, feed, lobby, moves, settings
 from bot.service.core import Core
 from bot.service.feed import lobby_key
 from bot.service.ports import Person, Shared
 from bot.service.reply import Press
-from bot.storage import LadderMatch, MatchRecord, SqliteStorage, TableStatus
+from bot.storage import LadderMatch, MatchRecord, Priority, SqliteStorage, TableStatus
 
 
 @pytest.fixture
@@ -221,3 +221,28 @@ def test_a_private_history_with_long_titles_and_names_fits_in_one_message() -> N
     assert shown_length(screen.text) <= MAX_TEXT
     assert "more match" in screen.text
     assert screen.text.count("T&amp;") > 0
+
+
+async def test_a_hand_sent_while_its_player_is_removed_is_deleted(
+    core: Core, messenger: FakeMessenger
+) -> None:
+    table = await seat_four(core)
+    boris = PEOPLE[1]
+    table.seats[1].hand_message_id = None  # his hand comes anew (it was lost, say)
+    owe = [feed.hand(core, table, 1, Priority.PRESSER)]
+    await core.storage.tables.save(table, expected_version=table.version, owe=owe)
+    send = messenger.send
+    sent: list[int] = []
+
+    async def send_then_kick(chat_id: int, screen: Screen, *, notify: bool = True) -> int:
+        message_id = await send(chat_id, screen, notify=notify)
+        if chat_id == boris.user_id and not sent:
+            sent.append(message_id)  # the creator removes him while his hand is on its way
+            cb = Callback(table.id, 0, Op.KICK, str(boris.user_id))
+            await admin.kick_press(core, Press(cb, PEOPLE[0], GROUP, no))
+        return message_id
+
+    messenger.send = send_then_kick  # type: ignore[method-assign]
+    await settle(core)
+    assert sent and sent[0] in messenger.deleted
+    assert (await reload(core, table)).seats[1].hand_message_id is None
