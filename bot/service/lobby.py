@@ -15,7 +15,7 @@ from kozel_rules.match import Match
 from kozel_rules.variant import VARIANTS, get_variant
 
 from ..i18n import Translator
-from ..render.lobby import players_needed_text
+from ..render.lobby import players_needed_text, seated_screen
 from ..render.rules_text import variant_name
 from ..storage import (
     Actor,
@@ -106,11 +106,16 @@ PressCase = Callable[[Core, Press], Awaitable[Reply]]
 
 
 def in_lobby(
-    *, creator_only: bool = False, current: bool = False, or_admin: bool = False
+    *,
+    creator_only: bool = False,
+    current: bool = False,
+    or_admin: bool = False,
+    from_private: bool = False,
 ) -> Callable[[LobbyCase], PressCase]:
     """``current``: the press must be about the lobby as it is now (its version): what it
     does depends on the seats and variant the presser saw. ``or_admin``: the creator or a
-    chat admin, asked before the table's lock is taken (asking Telegram takes a while)."""
+    chat admin, asked before the table's lock is taken (asking Telegram takes a while).
+    ``from_private``: the press may also come from the presser's private chat."""
 
     def wrap(case: LobbyCase) -> PressCase:
         async def run(core: Core, press: Press) -> Reply:
@@ -125,7 +130,8 @@ def in_lobby(
                 table = await core.storage.tables.get(press.cb.table)
                 if table is None or table.status != TableStatus.LOBBY:
                     return Reply(t._("This table is no longer open."), alert=True)
-                if table.chat_id != press.chat.chat_id:
+                private = from_private and press.chat.is_private
+                if table.chat_id != press.chat.chat_id and not private:
                     return Reply(t._("This button does not belong to this chat."), alert=True)
                 lobby = Lobby(press, table, user, t)
                 if creator_only and not lobby.is_creator:
@@ -187,7 +193,7 @@ async def _plays_elsewhere(core: Core, t: Translator, other: TableRecord, alert:
     return Reply(t._("You already play at a table in {chat}.", chat=title), alert=alert)
 
 
-@in_lobby()
+@in_lobby(from_private=True)
 async def leave(core: Core, lobby: Lobby) -> Reply:
     seat = seat_of_user(lobby.table, lobby.press.person.user_id)
     if seat is None:
@@ -319,9 +325,8 @@ async def start_private(
         if refusal is not None:
             return refusal
         await _save(core, table, f"join {person.user_id} (deep link)")
-    return Reply(
-        t._("You have a seat at the table in {chat}. Your cards will come here.", chat=title)
-    )
+    text = t._("You have a seat at the table in {chat}. Your cards will come here.", chat=title)
+    return Reply(screen=seated_screen(t, text, table_id=table.id, version=feed.lobby_key(table)))
 
 
 async def _resend_hand(core: Core, user_id: int) -> None:

@@ -114,7 +114,7 @@ async def test_deep_links_to_missing_tables_leave_nothing_and_strangers_learn_no
         return chat_id == GROUP.chat_id
 
     answer = await lobby.start_private(core, stranger, f"j{table.id}", member)
-    assert answer.text.startswith("You have a seat")
+    assert answer.screen is not None and answer.screen.text.startswith("You have a seat")
 
 
 async def test_old_lobby_presses_are_refused_where_the_seats_matter(core: Core) -> None:

@@ -118,6 +118,12 @@ async def test_deep_links_seat_only_members_of_the_group_and_bad_links_get_an_an
     for payload in ("j²", "j" + "9" * 25, "j0", "j-1", "jx", "j 1", "j١"):
         assert "link is not valid" in await start(stranger, payload), payload
     assert "You already have a seat" in await start(boris, f"j{table_id}")
+    # Boris leaves the group: the lobby's buttons are out of his reach, his private chat not.
+    fake_telegram.user_leaves(table.group, boris)
+    seated = next(m for m in fake_telegram.messages(boris) if "You have a seat" in (m.text or ""))
+    answer = await boris.press_button(boris, seated.message_id, contains="Leave")
+    assert answer.text == "You left the table."
+    await fake_telegram.wait_for(lambda: "Boris" not in table.lobby_text())
     assert "Hello" in await start(anna, "")
     fake_telegram.assert_no_unknown_calls()
 
