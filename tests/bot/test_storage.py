@@ -543,7 +543,7 @@ async def test_schema_4_keeps_tables_and_their_uniqueness(db_path: str) -> None:
             "INSERT INTO game_tables (chat_id, status, variant, creator_id, seed, version, "
             "created_at, updated_at) VALUES (-1, 'playing', 'street', 1, 1, 3, 0, 0)"
         )
-        assert await apply_migrations(conn) == [4]
+        assert (await apply_migrations(conn))[0] == 4  # and any later ones
     store = await SqliteStorage.open(db_path)
     try:
         old = await store.tables.active_for_chat(-1)

@@ -234,8 +234,10 @@ async def test_a_hand_sent_while_its_player_is_removed_is_deleted(
     send = messenger.send
     sent: list[int] = []
 
-    async def send_then_kick(chat_id: int, screen: Screen, *, notify: bool = True) -> int:
-        message_id = await send(chat_id, screen, notify=notify)
+    async def send_then_kick(
+        chat_id: int, screen: Screen, *, notify: bool = True, thread_id: int | None = None
+    ) -> int:
+        message_id = await send(chat_id, screen, notify=notify, thread_id=thread_id)
         if chat_id == boris.user_id and not sent:
             sent.append(message_id)  # the creator removes him while his hand is on its way
             cb = Callback(table.id, 0, Op.KICK, str(boris.user_id))
