@@ -47,11 +47,16 @@ class Op(StrEnum):
     RULES = "rules"
     RESET = "reset"
     SETTINGS = "set"
+    KICK = "kick"  # remove a seated person (the /kick menu)
 
 
+# Ops whose answer replaces the message they sit on (menus): such a press must come from a
+# message that carries it, or a forged one could turn any message of the bot into a menu.
+MENU_OPS = frozenset({Op.RULES, Op.LANGUAGE, Op.SETTINGS, Op.RESET, Op.KICK})
 _OPS = frozenset(Op)
-_ARG = re.compile(r"^[0-9A-Za-z_\-]{0,24}$")
-_ROOT = re.compile(r"^v1:(\d{1,12}):(\d{1,9}):([a-z]{2,6})(?::(.*))?$")
+_ARG = re.compile(r"[0-9A-Za-z_\-]{0,24}")
+# ASCII digits only (``\d`` would take any script's digits), and no leading zeros.
+_ROOT = re.compile(r"v1:(0|[1-9][0-9]{0,11}):([0-9]{1,9}):([a-z]{2,6})(?::(.*))?")
 
 
 class CallbackDataError(ValueError):
@@ -77,11 +82,11 @@ class Callback:
 def parse(data: str | None) -> Callback:
     if not data or len(data.encode()) > MAX_BYTES:
         raise CallbackDataError("empty or oversized callback data")
-    match = _ROOT.match(data)
+    match = _ROOT.fullmatch(data)  # fullmatch: ``$`` would let a newline through
     if match is None:
         raise CallbackDataError(f"malformed callback data: {data!r}")
     table, version, op, arg = match.group(1), match.group(2), match.group(3), match.group(4) or ""
-    if op not in _OPS or not _ARG.match(arg):
+    if op not in _OPS or not _ARG.fullmatch(arg):
         raise CallbackDataError(f"unknown callback op: {data!r}")
     return Callback(int(table), int(version), Op(op), arg)
 

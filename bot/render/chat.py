@@ -38,7 +38,7 @@ def help_screen(t: Translator, *, private: bool) -> Screen:
         "settings": t._("turn timer (admins)"),
         "language": t._("the language I speak here"),
         "kick": t._(
-            "remove a player: reply to one of their messages "
+            "remove a player: reply to one of their messages, or send it alone to choose "
             "(the player who opened the table, or an admin)"
         ),
         "resetladder": t._("start a new season of the ladder (admins)"),
@@ -95,7 +95,7 @@ def score_screen(
     ]
     for side, points in enumerate(view.defeat_points):
         bar = "🟥" * min(points, out_at) + "⬜" * max(0, out_at - points)
-        lines.append(f"{side_name(seats, view.sides, side)}: <b>{points}</b>/{out_at} {bar}")
+        lines.append(f"{side_name(seats, view.sides, side, t)}: <b>{points}</b>/{out_at} {bar}")
     if deals:
         lines += ["", "<b>" + t._("Deals") + "</b>"]
     for deal in deals:
@@ -146,3 +146,17 @@ def reset_kept_screen(t: Translator, *, season: int) -> Screen:
 
 def reset_stale_screen(t: Translator, *, season: int) -> Screen:
     return Screen.of(t._("The ladder is in season {n} now.", n=season))
+
+
+def kick_screen(t: Translator, table_id: int, people: Sequence[tuple[int, str]]) -> Screen:
+    """/kick without a reply: a button for each person seated (``(user id, name)``)."""
+    if not people:
+        return Screen.of(t._("Nobody is seated at this table."))
+    text = "👢 " + t._(
+        "Whom should I remove from the table? (The player who opened it, or an admin.)"
+    )
+    rows = [
+        [Button("👢 " + name, Callback(table_id, 0, Op.KICK, str(user_id)).encode())]
+        for user_id, name in people
+    ]
+    return Screen.of(text, rows)

@@ -20,11 +20,22 @@ class SeatInfo:
     name: str
     ai_level: str | None = None  # set for computer players
     away: bool = False  # a computer plays for this human for now
+    replaced: bool = False  # the person named was removed; a computer finishes for them
 
     @property
     def label(self) -> str:
-        mark = "🤖 " if self.ai_level else ""
+        mark = "🤖 " if self.ai_level and not self.replaced else ""
         return mark + escape(self.name)
+
+
+def replaced_note(t: Translator, *, over: bool = False) -> str:
+    """What a seat whose player was removed says after the name."""
+    if over:
+        # TRANSLATORS: after a player's name in the match result: they were removed from
+        # the table and a computer player finished the match in their seat.
+        return t._("(left; a computer finished)")
+    # TRANSLATORS: after a player's name: removed from the table, a computer plays the seat.
+    return t._("(left; a computer plays)")
 
 
 def level_name(t: Translator, level: str) -> str:
@@ -36,7 +47,9 @@ def level_name(t: Translator, level: str) -> str:
 
 def seat_label(t: Translator, seat: SeatInfo) -> str:
     text = seat.label
-    if seat.ai_level:
+    if seat.replaced:
+        text += " " + replaced_note(t)
+    elif seat.ai_level:
         text += f" ({level_name(t, seat.ai_level)})"
     if seat.away:
         text += " 💤"
@@ -48,13 +61,33 @@ def side_members(sides: Sequence[int], side: int) -> tuple[int, ...]:
     return tuple(seat for seat, own in enumerate(sides) if own == side)
 
 
-def side_label(seats: Sequence[SeatInfo], members: Sequence[int]) -> str:
-    return " & ".join(seats[i].label for i in members)
+def side_label(
+    seats: Sequence[SeatInfo],
+    members: Sequence[int],
+    t: Translator | None = None,
+    *,
+    over: bool = False,
+) -> str:
+    """Names joined with ``&``; given ``t``, a seat whose player was removed says so."""
+
+    def name(seat: SeatInfo) -> str:
+        if t is None or not seat.replaced:
+            return seat.label
+        return f"{seat.label} {replaced_note(t, over=over)}"
+
+    return " & ".join(name(seats[i]) for i in members)
 
 
-def side_name(seats: Sequence[SeatInfo], sides: Sequence[int], side: int) -> str:
+def side_name(
+    seats: Sequence[SeatInfo],
+    sides: Sequence[int],
+    side: int,
+    t: Translator | None = None,
+    *,
+    over: bool = False,
+) -> str:
     """The players of ``side`` by name, partners joined with ``&``."""
-    return side_label(seats, side_members(sides, side))
+    return side_label(seats, side_members(sides, side), t, over=over)
 
 
 def cards_text(cards: Sequence[Card]) -> str:

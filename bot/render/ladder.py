@@ -15,7 +15,7 @@ from html import escape
 from kozel_rules.variant import VARIANTS
 
 from ..i18n import Translator
-from ..screen import Screen
+from ..screen import MAX_TEXT, Screen, shown_length
 from ..storage.records import (
     LadderMatch,
     MatchPlayerRecord,
@@ -349,10 +349,16 @@ def _match_list(t: Translator, head: list[str], entries: list[str], *, empty: st
     if not entries:
         return Screen.of("\n".join([*head, "", empty]))
     lines = [*head]
-    for entry in entries:
+    tail = ["", "<i>" + t._("Times are UTC.") + "</i>"]
+    # Long titles and names: the newest matches that fit in one message, and how many not.
+    room = MAX_TEXT - shown_length("\n".join(tail)) - 100
+    for shown, entry in enumerate(entries):
+        if shown and shown_length("\n".join([*lines, "", entry])) > room:
+            left = len(entries) - shown
+            lines += ["", t.n_("…and {n} more match.", "…and {n} more matches.", left)]
+            break
         lines += ["", entry]
-    lines += ["", "<i>" + t._("Times are UTC.") + "</i>"]
-    return Screen.of("\n".join(lines))
+    return Screen.of("\n".join(lines + tail))
 
 
 def match_lines(t: Translator, match: LadderMatch) -> str:

@@ -107,6 +107,13 @@ def lobby_screen(
     return Screen.of("\n".join(lines), rows)
 
 
+def seated_screen(t: Translator, text: str, *, table_id: int, version: int) -> Screen:
+    """The private answer to a deep link: the seat, and a way to give it up from here
+    (someone who left the group since cannot press the lobby's buttons)."""
+    leave = Button("🚪 " + t._("Leave"), Callback(table_id, version, Op.LEAVE).encode())
+    return Screen.of(text, [[leave]])
+
+
 def lobby_closed_text(t: Translator, *, cancelled: bool) -> str:
     if cancelled:
         return "🐐 " + t._("This table was cancelled.")

@@ -26,7 +26,7 @@ def deal_result_text(
     out_at = get_variant(view.variant).out_at
 
     def side(number: int) -> str:
-        return side_name(seats, view.sides, number)
+        return side_name(seats, view.sides, number, t)
 
     lines = ["🏁 <b>" + t._("Deal {n} is over", n=result.number) + "</b>"]
     if result.queen_caught and result.queen_side is not None:
@@ -72,7 +72,7 @@ def match_result_text(
     """``view``: the match's public view (its sides)."""
 
     def side(number: int) -> str:
-        return side_name(seats, view.sides, number)
+        return side_name(seats, view.sides, number, t, over=True)
 
     lines = [
         "🏆 <b>" + t._("The match is over!") + "</b>",

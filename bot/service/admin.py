@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from html import escape
 
 from ..i18n import Translator
+from ..render.chat import kick_screen
 from ..render.hand import removed_screen
 from ..storage import Actor, LogEntry, LogKind, Owed, TableRecord, TableStatus
 from . import feed, turns
@@ -15,9 +16,9 @@ from .change import Change
 from .commit import save_change
 from .core import Core
 from .lobby import renumber
-from .people import chat_t, remember, seat_of_user, user_t_by_id
+from .people import chat_t, remember, seat_of_user, user_t, user_t_by_id
 from .ports import ChatInfo, Person
-from .reply import IsAdmin, Reply
+from .reply import IsAdmin, Press, Reply
 
 log = logging.getLogger(__name__)
 
@@ -83,30 +84,68 @@ async def close_table(
 async def kick(
     core: Core, chat: ChatInfo, person: Person, target: Person | None, is_admin: IsAdmin
 ) -> Reply:
-    """``/kick`` as a reply to a player's message: the creator or an admin removes them.
+    """``/kick``: as a reply to a player's message the creator or an admin removes them; on its
+    own it shows a button for each person seated (someone who never wrote in the group, too).
 
     In the lobby the seat is freed; in a running match a computer player takes it over.
     """
     await remember(core, person)
     t = await chat_t(core, chat.chat_id)
-    if target is None:
-        return Reply(t._("Reply to a message of the player you want to remove with /kick."))
+    if chat.is_private:
+        return Reply(t._("There is no open table in this chat."))
     table = await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id)
     if table is None:
         return Reply(t._("There is no open table in this chat."))
+    if target is None:
+        people = [(s.user_id, s.name) for s in table.seats if s.user_id is not None]
+        return Reply(screen=kick_screen(t, table.id, people))
+    if seat_of_user(table, target.user_id) is None:
+        return Reply(t._("{name} has no seat at this table.", name=escape(target.first_name)))
     if person.user_id != table.creator_id and not await is_admin():
         return Reply(
             t._("Only the player who opened the table or a chat admin can remove players.")
         )
-    async with core.table_lock(table.id):
-        fresh = await core.storage.tables.get(table.id)
+    return Reply(await _remove(core, table.id, target.user_id, t))
+
+
+async def kick_press(core: Core, press: Press) -> Reply:
+    """A button of the /kick menu: the argument names the person (their seat may move)."""
+    cb, chat = press.cb, press.chat
+    ut = user_t(await remember(core, press.person))
+    if chat.is_private or not cb.arg.isascii() or not cb.arg.isdigit() or len(cb.arg) > 15:
+        return Reply(ut._("This button is not valid."), alert=True)
+    table = await core.storage.tables.get(cb.table)
+    if table is None or table.chat_id != chat.chat_id or not table.is_active:
+        return Reply(ut._("This table is no longer open."), alert=True)
+    t = await chat_t(core, chat.chat_id)
+    if seat_of_user(table, int(cb.arg)) is None:
+        people = [(s.user_id, s.name) for s in table.seats if s.user_id is not None]
+        return Reply(
+            ut._("That player has no seat any more."), screen=kick_screen(t, table.id, people)
+        )
+    if press.person.user_id != table.creator_id and not await press.is_admin():
+        return Reply(
+            ut._("Only the player who opened the table or a chat admin can remove players."),
+            alert=True,
+        )
+    text = await _remove(core, table.id, int(cb.arg), t)
+    fresh = await core.storage.tables.get(table.id)
+    people = [] if fresh is None else [(s.user_id, s.name) for s in fresh.seats if s.user_id]
+    return Reply(text, screen=kick_screen(t, table.id, people))
+
+
+async def _remove(core: Core, table_id: int, user_id: int, t: Translator) -> str:
+    """Free the person's seat (lobby) or give it to a computer player (match); what to say."""
+    async with core.table_lock(table_id):
+        fresh = await core.storage.tables.get(table_id)
         if fresh is None or not fresh.is_active:
-            return Reply(t._("There is no open table in this chat."))
-        seat = seat_of_user(fresh, target.user_id)
+            return t._("There is no open table in this chat.")
+        seat = seat_of_user(fresh, user_id)
         if seat is None:
-            return Reply(t._("{name} has no seat at this table.", name=escape(target.first_name)))
+            return t._("That player has no seat any more.")
         record = fresh.seats[seat]
-        entry = LogEntry(LogKind.KICK, None, seat, str(target.user_id), by=Actor.PERSON)
+        name = escape(record.name)
+        entry = LogEntry(LogKind.KICK, None, seat, str(user_id), by=Actor.PERSON)
         if fresh.status == TableStatus.LOBBY:
             del fresh.seats[seat]
             renumber(fresh)
@@ -115,28 +154,28 @@ async def kick(
                 fresh, expected_version=fresh.version, log=[entry], owe=owe
             )
             core.wake_sender()
-        else:
-            # The seat stays theirs for the ladder (a loss cannot be escaped, a win cannot be
-            # taken away) and for the one-seat rule until the match ends.
-            record.left_user_id = target.user_id
-            record.user_id = None
-            record.ai_level = core.settings.default_ai_level
-            record.away = False
-            record.deadline = None
-            fresh.note = t._(
-                "{name} left the table; a computer player takes the seat.",
-                name=escape(record.name),
-            )
-            told = []
-            if record.hand_message_id is not None:
-                ut = await user_t_by_id(core, target.user_id)
-                told = [
-                    *feed.delete(target.user_id, record.hand_message_id),
-                    feed.post(target.user_id, removed_screen(ut).text),
-                ]
-            match = core.match_of(fresh)
-            await save_change(core, fresh, match, Change(), log=[entry], extra=told)
-    return Reply(t._("{name} was removed from the table.", name=escape(target.first_name)))
+            return t._("{name} was removed from the table.", name=name)
+        # The seat stays theirs for the ladder (a loss cannot be escaped, a win cannot be taken
+        # away) and for the one-seat rule until the match ends.
+        record.left_user_id = user_id
+        record.user_id = None
+        record.ai_level = core.settings.default_ai_level
+        record.away = False
+        record.deadline = None
+        record.replaced = True
+        record.selection = []
+        fresh.note = t._("{name} left the table; a computer player takes the seat.", name=name)
+        # Their private messages close: the hand (and a turn notice) go, a line says why.
+        ut = await user_t_by_id(core, user_id)
+        told = [
+            *feed.delete(user_id, record.hand_message_id),
+            *feed.delete(user_id, record.notice_message_id),
+            feed.post(user_id, removed_screen(ut).text),
+        ]
+        record.hand_message_id = record.notice_message_id = None
+        match = core.match_of(fresh)
+        await save_change(core, fresh, match, Change(), log=[entry], extra=told)
+    return t._("{name} was removed from the table.", name=name)
 
 
 async def chat_migrated(core: Core, old_chat_id: int, new_chat_id: int) -> None:

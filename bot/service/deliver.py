@@ -177,15 +177,22 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
     old += [record.notice_message_id]  # a turn notice from before hands carried the turn
     if sent is None and record.notice_message_id is None:
         return []
-    await _remember(core, table_id, lambda fresh: _set_hand(fresh, seat, sent))
+    owner = record.user_id
+    kept: list[bool] = []
+    await _remember(core, table_id, lambda fresh: kept.append(_set_hand(fresh, seat, sent, owner)))
+    if not all(kept) and sent is not None:
+        old.append(sent)  # the player was removed meanwhile: this hand is nobody's now
     return [d for message_id in old for d in feed.delete(chat, message_id)]
 
 
-def _set_hand(table: TableRecord, seat: int, message_id: int | None) -> None:
-    if seat < len(table.seats):
-        if message_id is not None:
-            table.seats[seat].hand_message_id = message_id
-        table.seats[seat].notice_message_id = None
+def _set_hand(table: TableRecord, seat: int, message_id: int | None, owner: int) -> bool:
+    """Store the seat's new hand message; False if the seat has another owner by now."""
+    if seat >= len(table.seats) or table.seats[seat].user_id != owner:
+        return False
+    if message_id is not None:
+        table.seats[seat].hand_message_id = message_id
+    table.seats[seat].notice_message_id = None
+    return True
 
 
 async def _show(

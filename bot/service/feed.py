@@ -39,12 +39,18 @@ def seating_key(table: TableRecord) -> str:
     return format(zlib.crc32(seating.encode()), "x")
 
 
+def lobby_key(table: TableRecord) -> int:
+    """The lobby's version on its buttons: what the seats and variant look like (the row's
+    version moves with every save, also those nobody sees, such as storing a message id)."""
+    return int(seating_key(table), 16) % 1_000_000_000
+
+
 def render_lobby(core: Core, t: Translator, table: TableRecord) -> Screen:
     creator = next((s.name for s in table.seats if s.user_id == table.creator_id), None)
     return lobby_screen(
         t,
         table_id=table.id,
-        version=table.version,
+        version=lobby_key(table),
         variant=table.variant,
         seats=seat_infos(table),
         creator=creator or "—",

@@ -294,12 +294,12 @@ async def reset_press(core: Core, press: Press) -> Reply:
     ut = user_t(user)
     if chat.is_private or cb.table != 0 or cb.arg not in (RESET_YES, RESET_NO):
         return Reply(ut._("This button is not valid."), alert=True)
-    if not await press.is_admin():
-        return Reply(ut._("Only chat admins can reset the ladder."), alert=True)
     t = await chat_t(core, chat.chat_id)
     current = await core.storage.ladder.season(chat.chat_id)
-    if cb.version != current.season:
+    if cb.version != current.season:  # before asking Telegram for rights
         return _stale(ut, reset_stale_screen(t, season=current.season))
+    if not await press.is_admin():
+        return Reply(ut._("Only chat admins can reset the ladder."), alert=True)
     if cb.arg == RESET_NO:
         kept = reset_kept_screen(t, season=current.season)
         return Reply(ut._("The ladder stays as it is."), screen=kept)

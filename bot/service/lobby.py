@@ -4,9 +4,10 @@ variant, start, cancel."""
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from html import escape
 
 from kozel_rules.ai import LEVELS
@@ -14,7 +15,7 @@ from kozel_rules.match import Match
 from kozel_rules.variant import VARIANTS, get_variant
 
 from ..i18n import Translator
-from ..render.lobby import players_needed_text
+from ..render.lobby import players_needed_text, seated_screen
 from ..render.rules_text import variant_name
 from ..storage import (
     Actor,
@@ -32,8 +33,8 @@ from .change import Change
 from .commit import save_change
 from .core import Core
 from .people import chat_record, chat_t, chat_title, remember, seat_of_user, user_t
-from .ports import ChatInfo, Person
-from .reply import Press, Reply, answered
+from .ports import ChatInfo, Person, Shared
+from .reply import IsMember, Press, Reply, nobody
 
 COMPUTER_NAMES = ("Bot Ivan", "Bot Olga", "Bot Taras", "Bot Greta", "Bot Mads", "Bot Yuki")
 
@@ -44,6 +45,8 @@ async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | No
         return Reply(user_t(user)._("Add me to a group and send /newgame there to open a table."))
     record = await chat_record(core, chat, creator=user)
     t = await chat_t(core, chat.chat_id)
+    if person.shared is not None:
+        return Reply(shared_refusal(t, person.shared))
     if variant is not None and variant not in VARIANTS:
         return Reply(t._("Unknown variant. Choose one of: {list}", list=", ".join(VARIANTS)))
     async with core.chat_lock(chat.chat_id):
@@ -75,6 +78,18 @@ async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | No
     return Reply()
 
 
+def shared_refusal(t: Translator, shared: Shared) -> str:
+    if shared is Shared.CHANNEL:
+        return t._(
+            "You are writing as a channel: a channel cannot open a table or sit at one. "
+            "Write as yourself."
+        )
+    return t._(
+        "You are writing anonymously (as the group): I cannot tell who you are, so you "
+        "cannot open a table or sit at one anonymously. Write as yourself."
+    )
+
+
 # ------------------------------------------------------------------ presses on the lobby
 
 
@@ -96,22 +111,42 @@ LobbyCase = Callable[[Core, Lobby], Awaitable[Reply]]
 PressCase = Callable[[Core, Press], Awaitable[Reply]]
 
 
-def in_lobby(*, creator_only: bool = False) -> Callable[[LobbyCase], PressCase]:
+def in_lobby(
+    *,
+    creator_only: bool = False,
+    current: bool = False,
+    or_admin: bool = False,
+    from_private: bool = False,
+) -> Callable[[LobbyCase], PressCase]:
+    """``current``: the press must be about the lobby as it is now (its version): what it
+    does depends on the seats and variant the presser saw. ``or_admin``: the creator or a
+    chat admin, asked before the table's lock is taken (asking Telegram takes a while).
+    ``from_private``: the press may also come from the presser's private chat."""
+
     def wrap(case: LobbyCase) -> PressCase:
         async def run(core: Core, press: Press) -> Reply:
             user = await remember(core, press.person)
             t = user_t(user)
+            if or_admin and not await _creator_or_admin(core, press):
+                return Reply(
+                    t._("Only the player who opened the table or a chat admin can cancel it."),
+                    alert=True,
+                )
             async with core.table_lock(press.cb.table):
                 table = await core.storage.tables.get(press.cb.table)
                 if table is None or table.status != TableStatus.LOBBY:
                     return Reply(t._("This table is no longer open."), alert=True)
-                if table.chat_id != press.chat.chat_id:
+                private = from_private and press.chat.is_private
+                if table.chat_id != press.chat.chat_id and not private:
                     return Reply(t._("This button does not belong to this chat."), alert=True)
                 lobby = Lobby(press, table, user, t)
                 if creator_only and not lobby.is_creator:
                     return Reply(
                         t._("Only the player who opened the table can do that."), alert=True
                     )
+                if current and press.cb.version != feed.lobby_key(table):
+                    await feed.owe(core, [feed.lobby(table)])
+                    return Reply(t._("The table has changed — check it and press again."))
                 return await case(core, lobby)
 
         return run
@@ -178,7 +213,7 @@ async def _seated_elsewhere(core: Core, t: Translator, user_id: int, alert: bool
     return await _plays_elsewhere(core, t, other, alert)
 
 
-@in_lobby()
+@in_lobby(from_private=True)
 async def leave(core: Core, lobby: Lobby) -> Reply:
     seat = seat_of_user(lobby.table, lobby.press.person.user_id)
     if seat is None:
@@ -188,7 +223,7 @@ async def leave(core: Core, lobby: Lobby) -> Reply:
     return await _changed(core, lobby, lobby.t._("You left the table."))
 
 
-@in_lobby(creator_only=True)
+@in_lobby(creator_only=True, current=True)
 async def add_computer(core: Core, lobby: Lobby) -> Reply:
     table, arg = lobby.table, lobby.press.cb.arg
     level = arg if arg in LEVELS else core.settings.default_ai_level
@@ -200,7 +235,7 @@ async def add_computer(core: Core, lobby: Lobby) -> Reply:
     return await _changed(core, lobby, lobby.t._("A computer player took a seat."))
 
 
-@in_lobby(creator_only=True)
+@in_lobby(creator_only=True, current=True)
 async def remove_computer(core: Core, lobby: Lobby) -> Reply:
     computers = [s for s in lobby.table.seats if s.ai_level is not None]
     if not computers:
@@ -210,7 +245,7 @@ async def remove_computer(core: Core, lobby: Lobby) -> Reply:
     return await _changed(core, lobby, lobby.t._("A computer player left the table."))
 
 
-@in_lobby(creator_only=True)
+@in_lobby(creator_only=True, current=True)
 async def choose_variant(core: Core, lobby: Lobby) -> Reply:
     arg, t = lobby.press.cb.arg, lobby.t
     if arg not in VARIANTS:
@@ -226,23 +261,17 @@ def renumber(table: TableRecord) -> None:
         seat.seat = i
 
 
-async def cancel(core: Core, press: Press) -> Reply:
-    """The creator or a chat admin cancels the lobby. Whether the presser is an admin may cost
-    a Telegram call: it is asked before the table's lock, so nobody else waits for it."""
+async def _creator_or_admin(core: Core, press: Press) -> bool:
+    """True also for a table that is gone or elsewhere: the checks under the lock answer."""
     table = await core.storage.tables.get(press.cb.table)
-    if table is not None and press.person.user_id != table.creator_id:
-        press = replace(press, is_admin=answered(await press.is_admin()))
-    return await _cancel(core, press)
+    if table is None or table.chat_id != press.chat.chat_id or table.status != TableStatus.LOBBY:
+        return True
+    return press.person.user_id == table.creator_id or await press.is_admin()
 
 
-@in_lobby()
-async def _cancel(core: Core, lobby: Lobby) -> Reply:
+@in_lobby(or_admin=True)
+async def cancel(core: Core, lobby: Lobby) -> Reply:
     t = lobby.t
-    if not (lobby.is_creator or await lobby.press.is_admin()):
-        return Reply(
-            t._("Only the player who opened the table or a chat admin can cancel it."),
-            alert=True,
-        )
     lobby.table.status = TableStatus.CANCELLED
     lobby.table.finished_at = time.time()
     await _save(core, lobby.table, f"cancel {lobby.press.person.user_id}")
@@ -255,6 +284,7 @@ async def start(core: Core, lobby: Lobby) -> Reply:
     if not lobby.is_creator:
         return Reply(t._("Only the player who opened the table can start."), alert=True)
     if lobby.press.cb.arg != feed.seating_key(table):
+        await feed.owe(core, [feed.lobby(table)])
         return Reply(t._("The seats changed — check them and press Start again."), alert=True)
     counts = get_variant(table.variant).player_counts
     if len(table.seats) not in counts:
@@ -277,23 +307,39 @@ async def start(core: Core, lobby: Lobby) -> Reply:
 # ------------------------------------------------------------------ the deep link
 
 
-async def start_private(core: Core, person: Person, payload: str) -> Reply:
-    """``/start`` in private: the deep link ``j<table>`` seats the user in one step."""
+_DEEP_LINK = re.compile(r"j([1-9][0-9]{0,11})")  # ASCII digits: ids stay far below 2**63
+
+
+async def start_private(
+    core: Core, person: Person, payload: str, is_member: IsMember = nobody
+) -> Reply:
+    """``/start`` in private: the deep link ``j<table>`` seats the user in one step, if they
+    are in the table's group (``is_member`` asks Telegram; not under the table's lock)."""
     user = await remember(core, person, private=True)
     t = user_t(user)
     await _resend_hand(core, person.user_id)
-    if not payload.startswith("j") or not payload[1:].isdigit():
+    found = _DEEP_LINK.fullmatch(payload)
+    if found is None:
+        if payload:  # a link that is not ours, or mangled
+            return Reply(t._("This link is not valid. Ask for a new one in the group."))
         return Reply(
             t._(
                 "Hello! I host Kozel tables in group chats. "
                 "Add me to a group and send /newgame. See /help for more."
             )
         )
-    table_id = int(payload[1:])
-    async with core.table_lock(table_id):
-        table = await core.storage.tables.get(table_id)
+    gone = Reply(t._("That table is no longer open."))
+    # A table that does not exist leaves nothing behind (no lock, no cache entry); one in a
+    # group the user is not in gets the same answer, so ids tell strangers nothing.
+    table = await core.storage.tables.get(int(found.group(1)))
+    if table is None or table.status != TableStatus.LOBBY:
+        return gone
+    if seat_of_user(table, person.user_id) is None and not await is_member(table.chat_id):
+        return gone
+    async with core.table_lock(table.id):
+        table = await core.storage.tables.get(table.id)
         if table is None or table.status != TableStatus.LOBBY:
-            return Reply(t._("That table is no longer open."))
+            return gone
         title = escape(await chat_title(core, table.chat_id))
         if seat_of_user(table, person.user_id) is not None:
             return Reply(t._("You already have a seat at the table in {chat}.", chat=title))
@@ -307,9 +353,8 @@ async def start_private(core: Core, person: Person, payload: str) -> Reply:
             await _save(core, table, f"join {person.user_id} (deep link)")
         except SeatedElsewhereError:
             return await _seated_elsewhere(core, t, person.user_id, alert=False)
-    return Reply(
-        t._("You have a seat at the table in {chat}. Your cards will come here.", chat=title)
-    )
+    text = t._("You have a seat at the table in {chat}. Your cards will come here.", chat=title)
+    return Reply(screen=seated_screen(t, text, table_id=table.id, version=feed.lobby_key(table)))
 
 
 async def _resend_hand(core: Core, user_id: int) -> None:

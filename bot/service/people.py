@@ -68,7 +68,7 @@ async def chat_title(core: Core, chat_id: int) -> str:
 
 
 def seat_infos(table: TableRecord) -> list[SeatInfo]:
-    return [SeatInfo(s.name, s.ai_level, s.away) for s in table.seats]
+    return [SeatInfo(s.name, s.ai_level, s.away, s.replaced) for s in table.seats]
 
 
 def seat_of_user(table: TableRecord, user_id: int) -> int | None:

@@ -63,6 +63,14 @@ class Scheduler(Protocol):
     def cancel(self, slot: str) -> None: ...
 
 
+class Shared(StrEnum):
+    """A sender id many people share: a message sent as a channel (``from`` @Channel_Bot), or
+    by an anonymous admin (``from`` @GroupAnonymousBot). Nobody in particular can sit there."""
+
+    CHANNEL = "channel"
+    ANONYMOUS = "anonymous"
+
+
 @dataclass(frozen=True)
 class Person:
     """The Telegram user behind an update."""
@@ -71,6 +79,7 @@ class Person:
     first_name: str
     username: str | None = None
     language_code: str | None = None
+    shared: Shared | None = None
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,12 @@ from ..screen import Screen
 from .ports import ChatInfo, Person
 
 IsAdmin = Callable[[], Awaitable[bool]]  # asked lazily: it may cost a Telegram call
+IsMember = Callable[[int], Awaitable[bool]]  # is the user in this group? (a Telegram call)
+
+
+async def nobody(_chat_id: int) -> bool:
+    """Membership when nobody can ask Telegram: nobody is a member."""
+    return False
 
 
 def answered(is_admin: bool) -> IsAdmin:
@@ -37,9 +43,15 @@ class Reply:
 
 @dataclass(frozen=True)
 class Press:
-    """A button press: the parsed data, who pressed, where, and how to ask for admin rights."""
+    """A button press: the parsed data, who pressed, where, and how to ask for admin rights.
+
+    ``keyboard`` is the callback data of every button on the pressed message as Telegram
+    shows it now (Telegram sends the message with the press; the data itself is the client's
+    word and may be forged). Empty when Telegram did not send the message (too old).
+    """
 
     cb: Callback
     person: Person
     chat: ChatInfo
     is_admin: IsAdmin
+    keyboard: frozenset[str] = frozenset()

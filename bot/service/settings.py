@@ -67,11 +67,12 @@ async def settings_press(core: Core, press: Press) -> Reply:
     ut = user_t(user)
     if chat.is_private:
         return Reply(ut._("Settings are made in a group chat."), alert=True)
-    if not await press.is_admin():
-        return Reply(ut._("Only chat admins can change settings."), alert=True)
-    seconds = int(arg[1:]) if arg[:1] == "t" and arg[1:].isdigit() else -1
+    # The argument first: a forged one must not cost a call to Telegram.
+    seconds = int(arg[1:]) if arg[:1] == "t" and arg[1:].isascii() and arg[1:].isdigit() else -1
     if seconds not in TIMEOUTS:
         return Reply(ut._("This button is not valid."), alert=True)
+    if not await press.is_admin():
+        return Reply(ut._("Only chat admins can change settings."), alert=True)
     record = await chat_record(core, chat, creator=user)
     record.turn_timeout = seconds
     await core.storage.chats.upsert(record)

@@ -301,6 +301,12 @@ CREATE TABLE leases (
 ) WITHOUT ROWID;
 """
 
+# A person removed from a running match leaves their seat to a computer player: the seat keeps
+# their name and says who finished it.
+SCHEMA_V7 = """
+ALTER TABLE seats ADD COLUMN replaced INTEGER NOT NULL DEFAULT 0;
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
@@ -333,6 +339,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         postgres=pg_schema.V5,
     ),
     Migration(6, "leases: one running bot per database", SCHEMA_V6, postgres=pg_schema.V6),
+    Migration(
+        7,
+        "a removed player's seat says a computer finished it",
+        SCHEMA_V7,
+        postgres=pg_schema.V7,
+    ),
 )
 
 

@@ -249,3 +249,7 @@ CREATE TABLE leases (
     expires_at DOUBLE PRECISION NOT NULL
 );
 """
+
+V7 = """
+ALTER TABLE seats ADD COLUMN replaced SMALLINT NOT NULL DEFAULT 0;
+"""

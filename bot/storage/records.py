@@ -110,6 +110,9 @@ class SeatRecord:
     """The person a computer plays for since they were removed from the running match: the
     seat's result still counts for them, and they hold no other seat until the match ends."""
 
+    replaced: bool = False
+    """The person named was removed mid-match; a computer player finishes for them."""
+
     @property
     def person_id(self) -> int | None:
         """The person whose seat this is (sitting, or removed while the match runs)."""

@@ -192,7 +192,7 @@ def table_values(table: TableRecord) -> tuple[Any, ...]:
 
 SEAT_COLUMNS = (
     "table_id, seat, user_id, name, ai_level, hand_message_id, notice_message_id, "
-    "timeouts, away, deadline, selection, active_at, left_user_id, active"
+    "timeouts, away, deadline, selection, active_at, left_user_id, active, replaced"
 )
 """``active`` copies whether the table is active: a unique index keeps a person's active seats
 to one (``SCHEMA_V4``)."""
@@ -215,6 +215,7 @@ def seat_from_row(row: Row) -> SeatRecord:
         selection=[str(card) for card in selection],
         active_at=opt_float(row["active_at"]),
         left_user_id=opt_int(row["left_user_id"]),
+        replaced=bool(row["replaced"]),
     )
 
 
@@ -236,6 +237,7 @@ def seat_rows(table_id: int, seats: Iterable[SeatRecord], *, active: bool) -> li
             seat.active_at,
             seat.left_user_id,
             int(active),
+            int(seat.replaced),
         )
         for seat in seats
     ]

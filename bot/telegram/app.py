@@ -47,7 +47,7 @@ COMMANDS = (
     ("settings", N_("turn timer")),
     ("language", N_("choose the language")),
     ("cancel", N_("cancel the table")),
-    ("kick", N_("remove a player (reply to their message)")),
+    ("kick", N_("remove a player from the table")),
     ("resetladder", N_("start a new ladder season (admins)")),
     ("help", N_("how to play with me")),
 )

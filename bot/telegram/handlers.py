@@ -6,18 +6,25 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
-from telegram import CallbackQuery, ChatMember, Message, Update
+from telegram import (
+    CallbackQuery,
+    ChatMember,
+    ChatMemberRestricted,
+    MaybeInaccessibleMessage,
+    Message,
+    Update,
+)
 from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError, TimedOut
 from telegram.ext import ContextTypes
 
 from .. import callback
-from ..screen import Screen
+from ..screen import Screen, fit_html, fit_plain, plain
 from ..service import admin, info, lobby, settings
 from ..service.core import Core
 from ..service.people import remember, user_t
-from ..service.ports import ChatInfo, Person
-from ..service.reply import IsAdmin, Press, Reply
+from ..service.ports import ChatInfo, Person, Shared
+from ..service.reply import IsAdmin, IsMember, Press, Reply
 from .io import markup
 from .routes import ROUTES
 
@@ -35,7 +42,17 @@ def core_of(context: Context) -> Core:
 def person_of(update: Update) -> Person:
     user = update.effective_user
     assert user is not None
-    return Person(user.id, user.first_name, user.username, user.language_code)
+    return Person(user.id, user.first_name, user.username, user.language_code, shared_of(update))
+
+
+def shared_of(update: Update) -> Shared | None:
+    """A message sent as a chat: as a channel, or as the group itself (an anonymous admin)."""
+    message, chat = update.message, update.effective_chat
+    if message is None or message.sender_chat is None:
+        return None
+    if chat is not None and message.sender_chat.id == chat.id:
+        return Shared.ANONYMOUS
+    return Shared.CHANNEL
 
 
 def chat_of(update: Update) -> ChatInfo:
@@ -56,6 +73,8 @@ def admin_check(update: Update, context: Context) -> IsAdmin:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None or chat.type == ChatType.PRIVATE:
             return False
+        if shared_of(update) is Shared.ANONYMOUS:
+            return True  # only admins can write as the group itself
         chat_id, user_id = chat.id, user.id
 
         async def fetch() -> bool | None:
@@ -75,6 +94,25 @@ def _is_admin_status(member: ChatMember) -> bool:
     return member.status in (ChatMember.ADMINISTRATOR, ChatMember.OWNER)
 
 
+def member_check(update: Update, context: Context) -> IsMember:
+    """Whether the user is in a group: member, admin, creator, or restricted but a member."""
+
+    async def is_member(chat_id: int) -> bool:
+        user = update.effective_user
+        if user is None:
+            return False
+        try:
+            member = await context.bot.get_chat_member(chat_id, user.id)
+        except TelegramError as err:
+            log.info("getChatMember failed in %s: %s", chat_id, err)
+            return False
+        if isinstance(member, ChatMemberRestricted):
+            return member.is_member
+        return member.status in (ChatMember.MEMBER, ChatMember.ADMINISTRATOR, ChatMember.OWNER)
+
+    return is_member
+
+
 async def reply(context: Context, message: Message | None, answer: Reply) -> None:
     """Answer a command in its chat, within the bot's budget like everything it sends."""
     if message is None:
@@ -86,7 +124,7 @@ async def reply(context: Context, message: Message | None, answer: Reply) -> Non
         core_of(context),
         message.chat_id,
         lambda: message.reply_text(
-            screen.text, parse_mode=ParseMode.HTML, reply_markup=markup(screen)
+            fit_html(screen.text), parse_mode=ParseMode.HTML, reply_markup=markup(screen)
         ),
     )
 
@@ -122,7 +160,9 @@ async def start_command(update: Update, context: Context) -> None:
         answer = await info.show_help(core_of(context), chat, person_of(update))
     else:
         payload = context.args[0] if context.args else ""
-        answer = await lobby.start_private(core_of(context), person_of(update), payload)
+        answer = await lobby.start_private(
+            core_of(context), person_of(update), payload, member_check(update, context)
+        )
     await reply(context, update.effective_message, answer)
 
 
@@ -189,20 +229,34 @@ async def on_button(update: Update, context: Context) -> None:
         t = user_t(await remember(core, person))
         await answer(query, Reply(t._("This button is not valid."), alert=True))
         return
-    result = await ROUTES[cb.op](core, Press(cb, person, chat, admin_check(update, context)))
+    keyboard = keyboard_of(query.message)
+    press = Press(cb, person, chat, admin_check(update, context), keyboard)
+    result = await ROUTES[cb.op](core, press)
     await answer(query, result)
-    if result.screen is not None and query.message is not None:
+    # Only a menu's answer replaces the message pressed (and only a menu the press came from).
+    message = query.message
+    if result.screen is not None and cb.op in callback.MENU_OPS and message is not None:
         screen = result.screen
         try:
             await _within_budget(
                 core,
-                query.message.chat.id,
+                message.chat.id,
                 lambda: query.edit_message_text(
-                    screen.text, parse_mode=ParseMode.HTML, reply_markup=markup(screen)
+                    fit_html(screen.text), parse_mode=ParseMode.HTML, reply_markup=markup(screen)
                 ),
             )
         except TelegramError as err:
             log.debug("could not edit the menu: %s", err)
+
+
+def keyboard_of(message: MaybeInaccessibleMessage | None) -> frozenset[str]:
+    """The callback data on the pressed message as Telegram sent it (none if too old)."""
+    if not isinstance(message, Message) or message.reply_markup is None:
+        return frozenset()
+    rows = message.reply_markup.inline_keyboard
+    return frozenset(
+        b.callback_data for row in rows for b in row if isinstance(b.callback_data, str)
+    )
 
 
 ANSWER_FOR = 12.0  # seconds to keep trying: Telegram takes an answer for about 15 s
@@ -213,9 +267,11 @@ async def answer(query: CallbackQuery, result: Reply) -> None:
     the press can still be answered), so the button stops spinning once the API is back."""
     loop = asyncio.get_running_loop()
     until, pause = loop.time() + ANSWER_FOR, 0.5
+    # The use cases speak HTML; an answer is plain text of at most 200 characters.
+    text = fit_plain(plain(result.text)) if result.text else None
     while True:
         try:
-            await query.answer(text=result.text or None, show_alert=result.alert, url=result.url)
+            await query.answer(text=text, show_alert=result.alert, url=result.url)
             return
         except RetryAfter as err:
             wait = err._retry_after.total_seconds()  # see io._answers

@@ -25,7 +25,7 @@ from telegram.error import (
 )
 from telegram.ext import CallbackContext, ExtBot, Job, JobQueue
 
-from ..screen import Screen
+from ..screen import Screen, fit_html
 from ..service.ports import Due, MessageGone, RetryLater, TopicGone, Transient, Unreachable
 
 log = logging.getLogger(__name__)
@@ -84,7 +84,7 @@ class TelegramMessenger:
         async with _answers():
             message = await self._bot.send_message(
                 chat_id,
-                screen.text,
+                fit_html(screen.text),
                 parse_mode=ParseMode.HTML,
                 reply_markup=markup(screen),
                 disable_notification=not notify,
@@ -97,7 +97,7 @@ class TelegramMessenger:
         try:
             async with _answers():
                 await self._bot.edit_message_text(
-                    screen.text,
+                    fit_html(screen.text),
                     chat_id=chat_id,
                     message_id=message_id,
                     parse_mode=ParseMode.HTML,

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from ..callback import Op
-from ..service import ladder, lobby, moves, settings
+from ..service import admin, ladder, lobby, moves, settings
 from ..service.core import Core
 from ..service.info import rules_press
+from ..service.menu import on_menu
 from ..service.reply import Press, Reply
 
 PressCase = Callable[[Core, Press], Awaitable[Reply]]
@@ -24,8 +25,11 @@ ROUTES: dict[Op, PressCase] = {
     Op.ACT: moves.act,
     Op.CLEAR: moves.clear,
     Op.BACK: moves.back,
-    Op.RULES: rules_press,
-    Op.LANGUAGE: settings.language_press,
-    Op.SETTINGS: settings.settings_press,
-    Op.RESET: ladder.reset_press,
+    # Menus: their answer replaces the message pressed, so it must be that menu.
+    Op.RULES: on_menu(rules_press),
+    Op.LANGUAGE: on_menu(settings.language_press),
+    Op.SETTINGS: on_menu(settings.settings_press),
+    Op.RESET: on_menu(ladder.reset_press),
+    Op.KICK: on_menu(admin.kick_press),
 }
+assert all(op in ROUTES for op in Op)

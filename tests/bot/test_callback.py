@@ -38,6 +38,12 @@ def test_the_seat_comes_from_the_presser_not_the_data() -> None:
         "v1:1:1:join:" + "a" * 60,
         "v1:1:1:join;rm -rf",
         "v1:1:1",
+        # Only ASCII digits, no leading zeros, no trailing newline (``$`` allows one).
+        "v1:\u0661:1:join",
+        "v1:1:\u0663:join",
+        "v1:01:1:join",
+        "v1:1:1:join\n",
+        "v1:1:1:bot:strong\n",
     ],
 )
 def test_malformed_or_forged_data_is_refused(data: str | None) -> None:

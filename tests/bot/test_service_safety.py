@@ -25,7 +25,7 @@ from service_fakes import (
 from bot.callback import Callback, Op, encode_card
 from bot.service import admin, lobby, moves
 from bot.service.core import Core
-from bot.service.feed import seating_key
+from bot.service.feed import lobby_key, seating_key
 from bot.service.ports import ChatInfo, Person
 from bot.service.reply import Press, answered
 from bot.storage import SqliteStorage, TableRecord, TableStatus
@@ -177,10 +177,10 @@ async def test_computers_alone_cannot_start(core: Core) -> None:
     await lobby.leave(core, leave)
     for _ in range(4):
         table = await reload(core, table)
-        add = press(table, Op.ADD_COMPUTER, PEOPLE[0], version=table.version, arg="strong")
+        add = press(table, Op.ADD_COMPUTER, PEOPLE[0], version=lobby_key(table), arg="strong")
         await lobby.add_computer(core, add)
     table = await reload(core, table)
-    start = press(table, Op.START, PEOPLE[0], version=table.version, arg=seating_key(table))
+    start = press(table, Op.START, PEOPLE[0], version=lobby_key(table), arg=seating_key(table))
     answer = await lobby.start(core, start)
     assert answer.alert and answer.text == "At least one person has to sit at the table."
     assert (await reload(core, table)).status == TableStatus.LOBBY

@@ -82,7 +82,9 @@ async def test_each_topic_has_its_own_table_and_its_messages(
 
     # Topic A's match: every group message of it goes to topic A.
     a = await reload(core, a)
-    answer = await lobby.add_computer(core, press(a, Op.ADD_COMPUTER, PEOPLE[0], version=a.version))
+    answer = await lobby.add_computer(
+        core, press(a, Op.ADD_COMPUTER, PEOPLE[0], version=feed.lobby_key(a))
+    )
     assert answer.text == "A computer player took a seat."
     a = await reload(core, a)
     start = press(a, Op.START, PEOPLE[0], version=a.version, arg=feed.seating_key(a))

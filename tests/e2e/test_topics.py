@@ -75,7 +75,9 @@ async def test_a_match_in_one_topic_while_another_topic_has_its_own_table(
     assert "already open" in (refused.text or "") and a.here(refused)
     # In a topic every message "replies" to the topic's first one (Anna's): that is no target.
     kick = await reply_to(fake, boris, forum, "/kick", a)
-    assert "Reply to a message of the player" in (kick.text or "") and a.here(kick)
+    # No target: /kick offers its menu of the seated (in this topic) and removes nobody.
+    assert "Whom should I remove" in (kick.text or "") and a.here(kick)
+    assert "Anna" in a.lobby_text()
     await b.open(vera, "street")  # another topic: a table of its own
     await b.join(gleb)
     for _ in range(3):  # computers take the other seats: Anna plays a quarter of the cards

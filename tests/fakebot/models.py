@@ -9,7 +9,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 JSONDict = dict[str, Any]
-ChatType = Literal["private", "group", "supergroup"]
+# The users Telegram puts in ``from`` of messages sent as a channel / by an anonymous admin.
+CHANNEL_BOT = {"id": 136817688, "is_bot": True, "first_name": "Channel", "username": "Channel_Bot"}
+ANONYMOUS_ADMIN = {
+    "id": 1087968824,
+    "is_bot": True,
+    "first_name": "Group",
+    "username": "GroupAnonymousBot",
+}
+SHARED_SENDERS = (CHANNEL_BOT["id"], ANONYMOUS_ADMIN["id"])
+ChatType = Literal["private", "group", "supergroup", "channel"]
 
 __all__ = [
     "ApiError",
@@ -144,7 +153,8 @@ class StoredMessage:
 
     @property
     def from_bot(self) -> bool:
-        return bool(self.sender.get("is_bot"))
+        """Sent by the bot under test (not by a user posting as a channel or anonymously)."""
+        return bool(self.sender.get("is_bot")) and self.sender.get("id") not in SHARED_SENDERS
 
     @property
     def keyboard(self) -> list[list[Button]]:

@@ -28,6 +28,8 @@ from aiohttp import web
 from .formatting import FormattedText, ParseError, format_text, utf16_len
 from .limits import RateLimiter, RateLimitHit, TelegramLimits
 from .models import (
+    ANONYMOUS_ADMIN,
+    CHANNEL_BOT,
     ApiError,
     Call,
     CallbackAnswer,
@@ -520,9 +522,20 @@ class FakeTelegram:
         self._service_message(group, by.to_api(), {"new_chat_members": [self.bot_user]})
 
     def user_joins(self, group: SimGroup, user: SimUser) -> StoredMessage:
+        group.banned = [b for b in group.banned if b is not user]
         if not group.is_member(user):
             group.members.append(user)
         return self._service_message(group, user.to_api(), {"new_chat_members": [user.to_api()]})
+
+    def ban(self, group: SimGroup, user: SimUser) -> StoredMessage:
+        """An admin bans the user: they leave and getChatMember says "kicked"."""
+        message = self.user_leaves(group, user)
+        group.banned.append(user)
+        return message
+
+    def restrict(self, group: SimGroup, user: SimUser) -> None:
+        """The user may not write (getChatMember: "restricted", ``is_member`` while in it)."""
+        group.restricted.append(user)
 
     def user_leaves(self, group: SimGroup, user: SimUser) -> StoredMessage:
         group.members = [m for m in group.members if m is not user]
@@ -659,6 +672,36 @@ class FakeTelegram:
         )
         self._store(message)
         message.delivered = self._bot_sees(chat, message) and self._enqueue(
+            "message", message.to_api()
+        )
+        return message
+
+    def add_channel(self, title: str) -> ChatState:
+        """A channel (it can post in groups as itself: see :meth:`post_as_chat`)."""
+        channel = ChatState(id=-(1_002_000_000_000 + next(self._group_ids)), type="channel")
+        channel.title = title
+        self.chats[channel.id] = channel
+        return channel
+
+    def post_as_chat(
+        self, group: SimGroup, text: str, *, channel: ChatState | None = None
+    ) -> StoredMessage:
+        """A message in ``group`` sent as ``channel`` (``from`` is @Channel_Bot), or by an
+        anonymous admin (``channel`` None: ``from`` is @GroupAnonymousBot, ``sender_chat``
+        the group), as Telegram shows such messages to bots."""
+        sender = CHANNEL_BOT if channel is not None else ANONYMOUS_ADMIN
+        message = StoredMessage(
+            chat=group,
+            message_id=group.take_message_id(),
+            sender=dict(sender),
+            date=int(time.time()),
+            raw_text=text,
+            text=text,
+            entities=_command_entities(text),
+            extra={"sender_chat": (channel or group).to_api()},
+        )
+        self._store(message)
+        message.delivered = self._bot_sees(group, message) and self._enqueue(
             "message", message.to_api()
         )
         return message
@@ -1209,7 +1252,7 @@ class FakeTelegram:
             raise _bad("message is too long")
         return formatted
 
-    def _member(self, user: JSONDict, status: str) -> JSONDict:
+    def _member(self, user: JSONDict, status: str, *, is_member: bool = True) -> JSONDict:
         """A ChatMember object as PTB expects it for ``status``."""
         member: JSONDict = {"status": status, "user": user}
         if status == "creator":
@@ -1232,6 +1275,27 @@ class FakeTelegram:
             )
         elif status == "kicked":
             member["until_date"] = 0
+        elif status == "restricted":
+            member.update(
+                is_member=is_member,
+                until_date=0,
+                can_send_messages=False,
+                can_send_audios=False,
+                can_send_documents=False,
+                can_send_photos=False,
+                can_send_videos=False,
+                can_send_video_notes=False,
+                can_send_voice_notes=False,
+                can_send_polls=False,
+                can_send_other_messages=False,
+                can_add_web_page_previews=False,
+                can_change_info=False,
+                can_invite_users=False,
+                can_pin_messages=False,
+                can_manage_topics=False,
+                can_edit_tag=False,
+                can_react_to_messages=False,
+            )
         return member
 
     def _user_status(self, chat: SimGroup, user: SimUser) -> str:
@@ -1239,6 +1303,10 @@ class FakeTelegram:
             return "creator"
         if chat.is_admin(user):
             return "administrator"
+        if any(b is user for b in chat.banned):
+            return "kicked"
+        if any(r is user for r in chat.restricted):
+            return "restricted"
         return "member" if chat.is_member(user) else "left"
 
     # ================================================================== Bot API methods
@@ -1685,8 +1753,10 @@ class FakeTelegram:
         user = self.users.get(user_id)
         if user is None or (chat.type == "private" and chat.id != user_id):
             raise _bad("user not found")
-        status = self._user_status(chat, user) if isinstance(chat, SimGroup) else "member"
-        return self._member(user.to_api(), status)
+        if not isinstance(chat, SimGroup):
+            return self._member(user.to_api(), "member")
+        status = self._user_status(chat, user)
+        return self._member(user.to_api(), status, is_member=chat.is_member(user))
 
     def api_getChatAdministrators(self, params: JSONDict) -> list[JSONDict]:
         chat = self._lookup_chat(params)

@@ -123,6 +123,8 @@ class SimGroup(ChatState):
     members: list[SimUser] = field(default_factory=list, repr=False)
     admins: list[SimUser] = field(default_factory=list, repr=False)
     creator: SimUser | None = field(default=None, repr=False)
+    banned: list[SimUser] = field(default_factory=list, repr=False)  # status "kicked"
+    restricted: list[SimUser] = field(default_factory=list, repr=False)  # "restricted"
     bot_status: BotStatus = "member"
     migrated_to_chat_id: int | None = None
     migrated_from_chat_id: int | None = None
