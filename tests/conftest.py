@@ -4,15 +4,34 @@
 from __future__ import annotations
 
 import itertools
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
-from fakebot.fixtures import bot_database, bot_process, fake_telegram, pytest_runtest_makereport
+
+# The service tests' doubles (tests/bot/service_fakes.py) serve tests/web too.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "bot"))
+
+from fakebot.fixtures import (
+    bot_database,
+    bot_process,
+    fake_telegram,
+    pytest_runtest_makereport,
+)
 from pgcluster import PgCluster, find_bindir, required
+from service_fakes import messenger, scheduler, storage
 from storage_targets import BACKENDS, Target
 
-__all__ = ["bot_database", "bot_process", "fake_telegram", "pytest_runtest_makereport"]
+__all__ = [
+    "bot_database",
+    "bot_process",
+    "fake_telegram",
+    "messenger",
+    "pytest_runtest_makereport",
+    "scheduler",
+    "storage",
+]
 
 MakeTarget = Callable[[], Awaitable[Target]]
 

@@ -4,9 +4,11 @@ scheduler whose jobs the test runs by hand. With them a whole table plays withou
 from __future__ import annotations
 
 import itertools
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import pytest
 
 from bot.callback import Callback, Op
 from bot.screen import Screen
@@ -170,3 +172,21 @@ async def reload(core: Core, table: TableRecord) -> TableRecord:
     fresh = await core.storage.tables.get(table.id)
     assert fresh is not None
     return fresh
+
+
+# Fixtures for the service tests (a test module or conftest imports them by name).
+@pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
+    store = await open_storage(tmp_path)
+    yield store
+    await store.close()
+
+
+@pytest.fixture
+def messenger() -> FakeMessenger:
+    return FakeMessenger()
+
+
+@pytest.fixture
+def scheduler() -> FakeScheduler:
+    return FakeScheduler()

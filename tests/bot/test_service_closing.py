@@ -3,18 +3,14 @@ match nobody plays; and a lobby follows its group when it becomes a supergroup."
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import replace
-from pathlib import Path
 
-import pytest
 from service_fakes import (
     GROUP,
     PEOPLE,
     FakeMessenger,
     FakeScheduler,
     make_core,
-    open_storage,
     press,
     reload,
     seat_four,
@@ -26,13 +22,6 @@ from bot.service import admin, lobby
 from bot.service.ports import ChatInfo
 from bot.service.restart import resume_all
 from bot.storage import SqliteStorage, TableStatus
-
-
-@pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
-    store = await open_storage(tmp_path)
-    yield store
-    await store.close()
 
 
 async def test_a_lobby_the_group_cannot_see_is_closed_and_newgame_works_again(

@@ -3,9 +3,6 @@ the bot cannot reach, and a restart — the paths the e2e suite also walks, here
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 from service_fakes import (
     GROUP,
@@ -13,7 +10,6 @@ from service_fakes import (
     FakeMessenger,
     FakeScheduler,
     make_core,
-    open_storage,
     press,
     reload,
     seat_four,
@@ -26,23 +22,6 @@ from bot.service.core import Core
 from bot.service.restart import resume_all
 from bot.storage import Actor, LogKind, SqliteStorage, TableRecord
 from kozel_rules.action import Verb
-
-
-@pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
-    store = await open_storage(tmp_path)
-    yield store
-    await store.close()
-
-
-@pytest.fixture
-def messenger() -> FakeMessenger:
-    return FakeMessenger()
-
-
-@pytest.fixture
-def scheduler() -> FakeScheduler:
-    return FakeScheduler()
 
 
 @pytest.fixture

@@ -2,21 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-from service_fakes import FakeMessenger, FakeScheduler, make_core, open_storage, reload, seat_four
+from service_fakes import FakeMessenger, FakeScheduler, make_core, reload, seat_four
 
 from bot.service.restart import resume_all
 from bot.storage import SqliteStorage
-
-
-@pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
-    store = await open_storage(tmp_path)
-    yield store
-    await store.close()
 
 
 async def test_a_restart_gives_the_player_to_move_a_full_turn(storage: SqliteStorage) -> None:

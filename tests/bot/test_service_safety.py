@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 from service_fakes import (
@@ -15,7 +13,6 @@ from service_fakes import (
     FakeMessenger,
     FakeScheduler,
     make_core,
-    open_storage,
     press,
     reload,
     seat_four,
@@ -32,13 +29,6 @@ from bot.storage import SqliteStorage, TableRecord, TableStatus
 
 OTHER = ChatInfo(-200, "Second club", is_private=False)
 EVE = Person(900, "Eve", None, "en")
-
-
-@pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
-    store = await open_storage(tmp_path)
-    yield store
-    await store.close()
 
 
 @pytest.fixture

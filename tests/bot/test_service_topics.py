@@ -3,9 +3,7 @@ the group goes to its topic, and a table whose topic is gone ends cleanly."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 from service_fakes import (
@@ -15,7 +13,6 @@ from service_fakes import (
     FakeScheduler,
     Message,
     make_core,
-    open_storage,
     press,
     reload,
     settle,
@@ -28,18 +25,6 @@ from bot.storage import SqliteStorage, TableRecord, TableStatus
 
 TOPIC_A = replace(GROUP, thread_id=5)
 TOPIC_B = replace(GROUP, thread_id=6)
-
-
-@pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
-    store = await open_storage(tmp_path)
-    yield store
-    await store.close()
-
-
-@pytest.fixture
-def messenger() -> FakeMessenger:
-    return FakeMessenger()
 
 
 @pytest.fixture

@@ -4,8 +4,6 @@ needed and never under a table's lock, removed seats, and texts within Telegram'
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 from ladder_fixtures import teams
@@ -16,7 +14,6 @@ from service_fakes import (
     FakeScheduler,
     make_core,
     no,
-    open_storage,
     press,
     reload,
     seat_four,
@@ -41,18 +38,6 @@ from bot.service.feed import lobby_key
 from bot.service.ports import Person, Shared
 from bot.service.reply import Press
 from bot.storage import LadderMatch, MatchRecord, Priority, SqliteStorage, TableStatus
-
-
-@pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
-    store = await open_storage(tmp_path)
-    yield store
-    await store.close()
-
-
-@pytest.fixture
-def messenger() -> FakeMessenger:
-    return FakeMessenger()
 
 
 @pytest.fixture

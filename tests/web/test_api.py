@@ -7,7 +7,6 @@ import dataclasses
 import json
 import time
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +19,6 @@ from service_fakes import (
     FakeMessenger,
     FakeScheduler,
     make_core,
-    open_storage,
     press,
     reload,
     seat_four,
@@ -37,18 +35,6 @@ from kozel_rules.card import CARDS, Card
 
 TOKEN = "42:TEST-TOKEN"
 STRANGER = 999
-
-
-@pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
-    store = await open_storage(tmp_path)
-    yield store
-    await store.close()
-
-
-@pytest.fixture
-def messenger() -> FakeMessenger:
-    return FakeMessenger()
 
 
 @pytest.fixture
