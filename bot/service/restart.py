@@ -15,7 +15,10 @@ from .core import Core
 
 async def resume_all(core: Core, *, alone: bool = True) -> int:
     tables = await core.storage.tables.active()
-    if not alone:
+    if alone:
+        # Claims of a process that died (nobody else runs): no need to wait for them to end.
+        await core.storage.timers.release(None)
+    else:
         # Only what has no timer at all (a database from before timers were stored).
         timed = await core.storage.timers.tables()
         tables = [table for table in tables if table.id not in timed]

@@ -94,12 +94,14 @@ class Timers:
                 (timer.table_id, timer.slot, holder, timer.due_at),
             )
 
-    async def release(self, holder: str) -> None:
-        """Give back every claim of ``holder`` (a clean stop): others may run them at once."""
+    async def release(self, holder: str | None) -> None:
+        """Give back every claim of ``holder`` (a clean stop), or (None) every claim of anybody
+        (a worker starting alone: whoever held them is gone)."""
         async with self._db.write() as conn:
             await conn.execute(
-                "UPDATE timers SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ?",
-                (holder,),
+                "UPDATE timers SET claimed_by = NULL, claimed_until = NULL "
+                "WHERE claimed_by = ? OR (? AND claimed_by IS NOT NULL)",
+                (holder or "", holder is None),
             )
 
     async def next_time(self) -> float | None:
