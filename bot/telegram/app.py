@@ -64,7 +64,7 @@ def build(config: Config) -> Application:  # type: ignore[type-arg]
         # within a fair share so that nobody can fill every slot.
         .concurrent_updates(FairProcessor(Gate(config.press_rate, config.press_burst)))
         .post_init(_post_init(config))
-        .post_stop(_close_web)
+        .post_stop(_post_stop)
         .post_shutdown(_post_shutdown)
     )
     if config.webhook_url is not None:
@@ -224,19 +224,31 @@ async def _register_commands(app: Application) -> None:  # type: ignore[type-arg
         await app.bot.set_my_commands(commands, language_code=code)
 
 
-async def _post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
+async def _post_stop(app: Application) -> None:  # type: ignore[type-arg]
+    """Updates have stopped: close the web server, then the timers and the sender, while the
+    bot's HTTP client still works (a delivery under way may finish)."""
     await _close_web(app)
-    runner, task = app.bot_data.get("timers"), app.bot_data.get("timers_task")
+    await _stop_work(app)
+
+
+async def _stop_work(app: Application) -> None:  # type: ignore[type-arg]
+    """Stop the timers and the sender (once: later calls find nothing)."""
+    runner, task = app.bot_data.pop("timers", None), app.bot_data.pop("timers_task", None)
     if isinstance(runner, TimerRunner) and isinstance(task, asyncio.Task):
         task.cancel()
         await runner.stop()  # its claims go back: other workers may run them at once
-    task = app.bot_data.get("workers_task")
+    task = app.bot_data.pop("workers_task", None)
     if isinstance(task, asyncio.Task):
         task.cancel()
-    sender, task = app.bot_data.get("sender"), app.bot_data.get("sender_task")
+    sender, task = app.bot_data.pop("sender", None), app.bot_data.pop("sender_task", None)
     if isinstance(sender, Sender) and isinstance(task, asyncio.Task):
         task.cancel()
         await sender.stop()
+
+
+async def _post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
+    await _close_web(app)
+    await _stop_work(app)
     renewal, lease = app.bot_data.get("lease_task"), app.bot_data.get("lease")
     if isinstance(renewal, asyncio.Task):
         renewal.cancel()

@@ -151,6 +151,8 @@ async def _shutdown(application: Application) -> None:  # type: ignore[type-arg]
         await web_server.stop()  # first: no update is taken that would not be processed
     if application.running:
         await application.stop()
+    if application.post_stop is not None:
+        await application.post_stop(application)  # as run_polling does: before shutdown
     await application.shutdown()
     if application.post_shutdown is not None:
         await application.post_shutdown(application)
