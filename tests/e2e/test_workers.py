@@ -288,7 +288,7 @@ async def test_two_workers_share_ten_tables_and_one_is_killed_mid_match(
         seat = int(str(seat_rows[0][0]))
         for pressed_table, ply, _ in table.played:
             assert pressed_table == table_id, (pressed_table, table_id)
-            if by_ply.get(ply + 1) != (seat, "person"):
+            if by_ply.get(ply + 1) != (seat, "human"):
                 problems.append(
                     f"{name}: press at ply {ply} answered 'Played' but ply {ply + 1} in the log "
                     f"is {by_ply.get(ply + 1)}"
