@@ -19,10 +19,12 @@ from .lobby import renumber
 from .people import chat_t, remember, seat_of_user, user_t, user_t_by_id
 from .ports import ChatInfo, Person
 from .reply import IsAdmin, Press, Reply
+from .retry import retry_stale
 
 log = logging.getLogger(__name__)
 
 
+@retry_stale
 async def cancel_command(core: Core, chat: ChatInfo, person: Person, is_admin: IsAdmin) -> Reply:
     await remember(core, person)
     t = await chat_t(core, chat.chat_id)
@@ -75,12 +77,15 @@ async def close_table(
         entry = LogEntry(LogKind.CANCEL, None, None, reason, by=Actor.SYSTEM)
         # The lobby, or the table and every hand, say so; the keyboards go.
         owe = [*feed.closed(core, table), *tell]
-        await core.storage.tables.save(table, expected_version=table.version, log=[entry], owe=owe)
+        await core.storage.tables.save(
+            table, expected_version=table.version, log=[entry], owe=owe, timers=[]
+        )
     core.table_changed(table_id)
     turns.forget(core, table_id)
     return True
 
 
+@retry_stale
 async def kick(
     core: Core, chat: ChatInfo, person: Person, target: Person | None, is_admin: IsAdmin
 ) -> Reply:
@@ -151,7 +156,11 @@ async def _remove(core: Core, table_id: int, user_id: int, t: Translator) -> str
             renumber(fresh)
             owe = [feed.lobby(fresh)]
             await core.storage.tables.save(
-                fresh, expected_version=fresh.version, log=[entry], owe=owe
+                fresh,
+                expected_version=fresh.version,
+                log=[entry],
+                owe=owe,
+                timers=turns.timer_rows(core, fresh),
             )
             core.wake_sender()
             return t._("{name} was removed from the table.", name=name)
@@ -178,6 +187,7 @@ async def _remove(core: Core, table_id: int, user_id: int, t: Translator) -> str
     return t._("{name} was removed from the table.", name=name)
 
 
+@retry_stale
 async def chat_migrated(core: Core, old_chat_id: int, new_chat_id: int) -> None:
     """A group became a supergroup: its tables move with it. Their messages stay behind in the
     old group, so each lobby or table is posted anew in the new one (told once: a second call
@@ -200,6 +210,7 @@ async def chat_migrated(core: Core, old_chat_id: int, new_chat_id: int) -> None:
     core.wake_sender()
 
 
+@retry_stale
 async def bot_removed(core: Core, chat_id: int, by: int | None = None) -> None:
     """The bot was removed from the group: its tables close, except a running match the one
     who removed it plays in (that would cancel their own match: it plays on in private
@@ -222,6 +233,7 @@ async def bot_removed(core: Core, chat_id: int, by: int | None = None) -> None:
         await close_table(core, table.id, reason=t._("The bot was removed from the chat."))
 
 
+@retry_stale
 async def topic_gone(core: Core, table_id: int) -> None:
     """The table's forum topic was deleted or closed: nobody sees the table any more, so it
     ends like a table whose chat is gone (players are free, hands say it is closed)."""
@@ -232,6 +244,7 @@ async def topic_gone(core: Core, table_id: int) -> None:
     await close_table(core, table_id, reason=t._("The table's topic was closed or deleted."))
 
 
+@retry_stale
 async def topic_closed(core: Core, chat_id: int, thread_id: int) -> None:
     """An admin closed a forum topic: its table ends now rather than at its next message."""
     table = await core.storage.tables.active_for_chat(chat_id, thread_id)

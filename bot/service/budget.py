@@ -92,6 +92,13 @@ class Budget:
         self._chats: dict[int, Window] = {}
         self._blocked: dict[int | None, float] = {}  # chat (None: every chat) -> until
 
+    def share(self, workers: int) -> None:
+        """Several workers send for one bot: each keeps to its part of the bot's limit (a
+        chat's own limit stays whole: one worker at a time sends to a chat)."""
+        workers = max(1, workers)
+        self._overall.count = max(1, self.limits.overall[0] // workers)
+        self._pace.count = max(1, -(-self.limits.pace[0] // workers))
+
     def overall_ready_at(self) -> float:
         """When the whole bot may make one more call."""
         now = self.clock()

@@ -17,16 +17,20 @@ from . import admin, feed, turns
 from .core import Core
 from .people import chat_t, chat_title, user_t_by_id
 from .ports import Due
+from .retry import retry_stale
 
 log = logging.getLogger(__name__)
 
 
+@retry_stale
 async def expire(core: Core, due: Due) -> None:
     table = await core.storage.tables.get(due.table_id)
     if table is None or not table.is_active:
         return
     if table.updated_at + turns.expiry_period(core, table) > time.time():
-        turns.arm_expiry(core, table)  # it changed since: wait for the rest
+        # It changed since: wait for the rest.
+        await core.storage.timers.put(table.id, [turns.expiry_timer(core, table)])
+        turns.arm_expiry(core, table)
         return
     t = await chat_t(core, table.chat_id)
     if table.status == TableStatus.LOBBY:
@@ -46,6 +50,7 @@ async def expire(core: Core, due: Due) -> None:
         log.info("table %s in %s closed: %s", table.id, table.chat_id, reason)
 
 
+@retry_stale
 async def lobby_unshowable(core: Core, table_id: int) -> None:
     """The group cannot be shown its new table (no right to write there, the chat is gone):
     close it, so that /newgame works again, and tell the people at it in private."""

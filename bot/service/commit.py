@@ -53,7 +53,13 @@ async def commit(
     owed = await feed.after_change(core, table, match, Change(events, actor=action.seat), before)
     # The match record (the ladder's input) is written in the same transaction as the move.
     await core.storage.tables.save(
-        table, expected_version=table.version, log=entries, match=finished, rate=rate, owe=owed
+        table,
+        expected_version=table.version,
+        log=entries,
+        match=finished,
+        rate=rate,
+        owe=owed,
+        timers=turns.timer_rows(core, table, match),
     )
     core.keep_match(table, match)
     core.table_changed(table.id)
@@ -89,7 +95,11 @@ async def save_change(
     with what it owes, then wait for the next move."""
     owed = await feed.after_change(core, table, match, change)
     await core.storage.tables.save(
-        table, expected_version=table.version, log=log, owe=[*owed, *extra]
+        table,
+        expected_version=table.version,
+        log=log,
+        owe=[*owed, *extra],
+        timers=turns.timer_rows(core, table, match),
     )
     core.keep_match(table, match)
     core.table_changed(table.id)

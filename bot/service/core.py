@@ -98,6 +98,10 @@ class Core:
         while len(self.shown) > SHOWN_KEPT:
             self.shown.popitem(last=False)
 
+    def forget_shown(self, chat_id: int) -> None:
+        for key in [key for key in self.shown if key[0] == chat_id]:
+            del self.shown[key]
+
     def wake_sender(self) -> None:
         self.outbox_ready.set()
 

@@ -23,6 +23,7 @@ from .admin import topic_gone
 from .core import Core
 from .people import chat_t, chat_title, seat_infos, user_t
 from .ports import MessageGone, TopicGone, Unreachable
+from .retry import retry_stale
 
 log = logging.getLogger(__name__)
 
@@ -221,6 +222,7 @@ async def _show(
     return sent
 
 
+@retry_stale
 async def _remember(core: Core, table_id: int, change: Callable[[TableRecord], None]) -> None:
     """Store a message id on the table (under its lock: moves may be saving it meanwhile)."""
     async with core.table_lock(table_id):
@@ -230,6 +232,7 @@ async def _remember(core: Core, table_id: int, change: Callable[[TableRecord], N
             await core.storage.tables.save(fresh, expected_version=fresh.version)
 
 
+@retry_stale
 async def _unreachable(core: Core, table_id: int, seat: int) -> None:
     """A player blocked the bot: a computer plays for them, and the table says so."""
     async with core.table_lock(table_id):
@@ -256,5 +259,6 @@ async def _unreachable(core: Core, table_id: int, seat: int) -> None:
             expected_version=table.version,
             log=[entry],
             owe=[feed.group_table(core, table)],
+            timers=turns.timer_rows(core, table, match),
         )
     turns.arm(core, table, match)

@@ -1,6 +1,7 @@
-"""One running bot per database: the lease that says which process may poll, send and run
-timers. Two processes on one database (an overlapping deploy) would run every timer and
-computer move twice; the second one waits here until the first is gone."""
+"""Who runs on the database. Polling: one running bot per database, the lease that says which
+process may poll (Telegram allows one ``getUpdates`` consumer per token); the second one waits
+here until the first is gone. Webhook: any number of workers, each announcing itself with a
+lease of its own (``Workers``), so that each keeps to its share of the bot's call budget."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import asyncio
 import logging
 import os
 import socket
+import time
 import uuid
 from collections.abc import Callable
 
@@ -25,12 +27,17 @@ def holder_id() -> str:
 
 class Lease:
     def __init__(
-        self, leases: LeaseRepo, *, seconds: float = 30.0, renew_every: float = 10.0
+        self,
+        leases: LeaseRepo,
+        *,
+        seconds: float = 30.0,
+        renew_every: float = 10.0,
+        holder: str | None = None,
     ) -> None:
         self.leases = leases
         self.seconds = seconds
         self.renew_every = renew_every
-        self.holder = holder_id()
+        self.holder = holder or holder_id()
 
     async def acquire(self, *, say: Callable[[str], None]) -> None:
         """Take the lease, waiting for as long as another live process holds it.
@@ -69,3 +76,41 @@ class Lease:
 
     async def release(self) -> None:
         await self.leases.release(NAME, self.holder)
+
+
+WORKER_PREFIX = "worker:"
+
+
+class Workers:
+    """This worker's own lease, renewed forever; how many workers are alive now."""
+
+    def __init__(
+        self, leases: LeaseRepo, holder: str, *, seconds: float = 30.0, renew_every: float = 10.0
+    ) -> None:
+        self.leases = leases
+        self.holder = holder
+        self.seconds = seconds
+        self.renew_every = renew_every
+        self.name = f"{WORKER_PREFIX}{holder}"
+
+    async def others(self) -> int:
+        """Live workers but this one (before it announced itself: was anybody running?)."""
+        count = await self.leases.live(WORKER_PREFIX)
+        mine = await self.leases.holder(self.name)
+        return count - (1 if mine is not None and mine[0] == self.holder else 0)
+
+    async def announce(self) -> int:
+        """Renew this worker's lease; returns how many workers are alive (this one too)."""
+        await self.leases.take(self.name, self.holder, self.seconds)
+        return await self.leases.live(WORKER_PREFIX)
+
+    async def keep(self, on_count: Callable[[int], None]) -> None:
+        """Renew forever (cancel to stop), telling ``on_count`` how many workers live; leases
+        long expired (of workers and chats gone) are cleared on the way."""
+        while True:
+            await asyncio.sleep(self.renew_every)
+            try:
+                on_count(await self.announce())
+                await self.leases.forget_expired(time.time() - 10 * self.seconds)
+            except Exception:
+                log.exception("renewing the worker lease failed; trying again")

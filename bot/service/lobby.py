@@ -35,10 +35,12 @@ from .core import Core
 from .people import chat_record, chat_t, chat_title, remember, seat_of_user, user_t
 from .ports import ChatInfo, Person, Shared
 from .reply import IsMember, Press, Reply, nobody
+from .retry import retry_stale
 
 COMPUTER_NAMES = ("Bot Ivan", "Bot Olga", "Bot Taras", "Bot Greta", "Bot Mads", "Bot Yuki")
 
 
+@retry_stale
 async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | None) -> Reply:
     user = await remember(core, person)
     if chat.is_private:
@@ -69,10 +71,14 @@ async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | No
             seats=seats,
         )
         try:
-            await core.storage.tables.create(table, owe=[feed.lobby(table, renew=True)])
+            await core.storage.tables.create(
+                table, owe=[feed.lobby(table, renew=True)], timers=turns.timer_rows(core, table)
+            )
         except SeatedElsewhereError:  # seated in another chat a moment ago: open it unseated
             table.seats = []
-            await core.storage.tables.create(table, owe=[feed.lobby(table, renew=True)])
+            await core.storage.tables.create(
+                table, owe=[feed.lobby(table, renew=True)], timers=turns.timer_rows(core, table)
+            )
     core.wake_sender()
     turns.arm_expiry(core, table)
     return Reply()
@@ -165,7 +171,10 @@ async def _save(core: Core, table: TableRecord, log_text: str) -> None:
     """Save a changed lobby; its message shows the change."""
     entry = LogEntry(LogKind.LOBBY, None, None, log_text, by=Actor.PERSON)
     owe = [feed.lobby(table)]
-    await core.storage.tables.save(table, expected_version=table.version, log=[entry], owe=owe)
+    timers = turns.timer_rows(core, table)
+    await core.storage.tables.save(
+        table, expected_version=table.version, log=[entry], owe=owe, timers=timers
+    )
     core.wake_sender()
 
 
@@ -310,6 +319,7 @@ async def start(core: Core, lobby: Lobby) -> Reply:
 _DEEP_LINK = re.compile(r"j([1-9][0-9]{0,11})")  # ASCII digits: ids stay far below 2**63
 
 
+@retry_stale
 async def start_private(
     core: Core, person: Person, payload: str, is_member: IsMember = nobody
 ) -> Reply:

@@ -1,5 +1,10 @@
 """After a (re)start: every unfinished match waits again for its next move, every open table for
-its expiry; what was owed to Telegram before the stop is still in the outbox, for the sender."""
+its expiry; what was owed to Telegram before the stop is still in the outbox, for the sender.
+
+Only a worker that starts alone does this: while other workers run, the stored timers are
+theirs to run, and resetting everybody's turn would give time the players did not lose (only
+a table with no stored timer at all, from before they were stored, is given its timers).
+"""
 
 from __future__ import annotations
 
@@ -8,15 +13,24 @@ from . import turns
 from .core import Core
 
 
-async def resume_all(core: Core) -> int:
+async def resume_all(core: Core, *, alone: bool = True) -> int:
     tables = await core.storage.tables.active()
+    if not alone:
+        # Only what has no timer at all (a database from before timers were stored).
+        timed = await core.storage.timers.tables()
+        tables = [table for table in tables if table.id not in timed]
     for table in tables:
-        if table.status == TableStatus.PLAYING:
-            match = core.match_of(table)
-            if any(seat.deadline is not None for seat in table.seats):
-                # The downtime was the bot's, not the player's: their turn starts afresh.
-                await turns.plan_deadlines(core, table, match)
-                await core.storage.tables.save(table, expected_version=table.version)
+        match = core.match_of(table) if table.status == TableStatus.PLAYING else None
+        timers = turns.timer_rows(core, table, match, restart=True)
+        if match is not None and any(seat.deadline is not None for seat in table.seats):
+            # The downtime was the bot's, not the player's: their turn starts afresh.
+            await turns.plan_deadlines(core, table, match)
+            timers = turns.timer_rows(core, table, match, restart=True)
+            await core.storage.tables.save(table, expected_version=table.version, timers=timers)
+        else:
+            # Stored again: a database from before the timers were stored has none.
+            await core.storage.timers.put(table.id, timers)
+        if match is not None:
             turns.arm(core, table, match)
         turns.arm_expiry(core, table, restart=True)
     core.wake_sender()

@@ -25,15 +25,26 @@ MAX_IN_FLIGHT = 16  # deliveries at once (each to another chat)
 MAX_ATTEMPTS = 8  # failed tries before an unexpected error gives the row up
 IDLE_WAIT = 30.0  # seconds to sleep when nothing is owed (a commit wakes it anyway)
 AGING = 3.0  # seconds of waiting that count as one step of priority: nothing starves
+SHARED_POLL = 0.2  # seconds between looks at the outbox when other workers may fill it
 
 
 def backoff(attempts: int) -> float:
     return float(min(60.0, 0.5 * 2**attempts))
 
 
+CLAIM_PREFIX = "chat:"
+
+
 class Sender:
-    def __init__(self, core: Core) -> None:
+    """``holder``: this worker's name, when several may share the database. A chat's rows are
+    then sent by one worker at a time, the one holding the chat's claim (a lease renewed
+    while it sends there): that keeps a chat's posts in order and within its limits."""
+
+    def __init__(self, core: Core, *, holder: str | None = None, claim_seconds: float = 30.0):
         self.core = core
+        self.holder = holder
+        self.claim_seconds = claim_seconds
+        self._claims: dict[int, float] = {}  # chat -> until when this worker holds it
         self._in_flight: dict[int, asyncio.Task[None]] = {}  # by chat
         # Rows whose delivery ended while the outbox was being read: that read is stale for them.
         self._finished: set[int] = set()
@@ -61,8 +72,9 @@ class Sender:
         self._finished.clear()
         due = await self.core.storage.outbox.due(now_wall)
         held = await self.core.storage.outbox.held(now_wall) if due else {}
+        await self._claim(heads(due, held, now=now_wall), now_wall)
         # No await from here to the end of the loop: the filter stays true while we start.
-        due = [item for item in due if item.id not in self._finished]
+        due = [item for item in due if item.id not in self._finished and self._holds(item)]
         wait = IDLE_WAIT
         # Started calls book the budget only when they go: start no more than it holds now,
         # so the most felt rows get it rather than whichever call wakes first.
@@ -94,7 +106,38 @@ class Sender:
             counts = " ".join(f"{k}={v}" for k, v in self.core.in_memory().items())
             log.debug("outbox empty; in memory: %s", counts)
         self._idle = idle
+        if self.holder is not None:
+            wait = min(wait, SHARED_POLL)  # other workers' commits do not wake this one
         return max(wait, 0.0)
+
+    def _holds(self, item: Owed) -> bool:
+        return self.holder is None or self._claims.get(item.chat_id, 0.0) > time.time()
+
+    async def _claim(self, first: list[Owed], now: float) -> None:
+        """Hold (or keep holding) the chats of the rows to send next."""
+        if self.holder is None:
+            return
+        for chat_id in [c for c, until in self._claims.items() if until <= now]:
+            del self._claims[chat_id]
+        renew_by = now + self.claim_seconds / 2
+        wanted = {
+            item.chat_id
+            for item in first[: 4 * MAX_IN_FLIGHT]
+            if self._claims.get(item.chat_id, 0.0) < renew_by
+        }
+        if not wanted:
+            return
+        names = [f"{CLAIM_PREFIX}{chat_id}" for chat_id in sorted(wanted)]
+        held = await self.core.storage.leases.take_many(names, self.holder, self.claim_seconds)
+        for chat_id in wanted:
+            if f"{CLAIM_PREFIX}{chat_id}" not in held:
+                self._claims.pop(chat_id, None)
+                continue
+            if chat_id not in self._claims:
+                # Another worker may have sent there meanwhile: what this one remembers of
+                # the chat's messages may be out of date.
+                self.core.forget_shown(chat_id)
+            self._claims[chat_id] = now + self.claim_seconds
 
     async def _deliver(self, item: Owed) -> None:
         outbox = self.core.storage.outbox
@@ -139,6 +182,10 @@ class Sender:
             await asyncio.wait(tasks, timeout=grace)
         for task in tasks:
             task.cancel()
+        if self.holder is not None:
+            with contextlib.suppress(Exception):
+                await self.core.storage.leases.release_all(self.holder)
+            self._claims.clear()
 
 
 def heads(

@@ -16,10 +16,12 @@ from .commit import commit
 from .core import Core
 from .people import chat_t
 from .ports import Due, DueKind
+from .retry import retry_stale
 
 MAX_TIMEOUTS = 2  # timeouts in a row after which the computer keeps the seat
 
 
+@retry_stale
 async def fire(core: Core, due: Due) -> None:
     """Run a due job, unless the table has moved on since it was scheduled."""
     if due.kind is DueKind.EXPIRE:

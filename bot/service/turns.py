@@ -6,7 +6,7 @@ import time
 
 from kozel_rules.match import Match
 
-from ..storage import TableRecord, TableStatus
+from ..storage import TableRecord, TableStatus, Timer
 from .core import Core
 from .ports import Due, DueKind
 
@@ -89,25 +89,70 @@ def disarm(core: Core, table_id: int) -> None:
     core.scheduler.cancel(_slot("timeout", table_id))
 
 
+def _waits(core: Core, table: TableRecord, match: Match | None) -> list[tuple[str, float, Due]]:
+    """What a playing table waits for now (slot name, epoch time, job): a computer's move, or a
+    person's timer and maybe a computer's special lead."""
+    if match is None or match.is_over or table.status != TableStatus.PLAYING:
+        return []
+    if match.to_move is None:
+        return []
+    ply, table_id, now = match.ply, table.id, time.time()
+    ai_at = now + core.settings.ai_delay
+    if is_computer_turn(table, match):
+        return [("ai", ai_at, Due(DueKind.COMPUTER, table_id, ply))]
+    waits = []
+    deadline = table.seats[match.to_move].deadline
+    if deadline is not None:
+        due = Due(DueKind.TIMEOUT, table_id, ply, match.to_move)
+        waits.append(("timeout", deadline, due))
+    special_seat = computer_with_special(table, match)
+    if special_seat is not None:
+        # A computer holding a molodka or Moscow may take the lead out of turn, like a person.
+        waits.append(("ai", ai_at, Due(DueKind.SPECIAL, table_id, ply, special_seat)))
+    return waits
+
+
+def timer_rows(
+    core: Core, table: TableRecord, match: Match | None = None, *, restart: bool = False
+) -> list[Timer]:
+    """The table's timers as the store keeps them, for the change being saved now (so any
+    worker may run them): its waits and its expiry. None for a table that ended."""
+    if not table.is_active:
+        return []
+    if match is None and table.status == TableStatus.PLAYING:
+        match = core.match_of(table)
+    rows = [
+        Timer(slot, str(due.kind), due.ply, at, due.seat)
+        for slot, at, due in _waits(core, table, match)
+    ]
+    since = table.updated_at if restart else time.time()
+    rows.append(expiry_timer(core, table, since=since, restart=restart))
+    return rows
+
+
+def expiry_timer(
+    core: Core, table: TableRecord, *, since: float | None = None, restart: bool = False
+) -> Timer:
+    """The stored timer that closes the table, counted from its last change (``since``)."""
+    at = (table.updated_at if since is None else since) + expiry_period(core, table)
+    if restart:
+        # The bot's own downtime: nobody could press anything meanwhile.
+        at = max(at, time.time() + min(expiry_period(core, table), RESTART_GRACE))
+    return Timer("expire", str(DueKind.EXPIRE), 0, at)
+
+
+def due_of(timer: Timer) -> Due:
+    """The job a stored timer runs."""
+    return Due(DueKind(timer.kind), timer.table_id, timer.ply, timer.seat)
+
+
 def arm(core: Core, table: TableRecord, match: Match) -> None:
-    """Schedule what the table waits for now: a computer's move, or a person's timer."""
+    """Schedule what the table waits for now in this process (the stored timers are the
+    truth, see ``timer_rows``; this wakes this process at the right time)."""
     disarm(core, table.id)
     if match.is_over or table.status != TableStatus.PLAYING:
         forget(core, table.id)
         return
-    if match.to_move is None:
-        return
-    ply, table_id = match.ply, table.id
-    delay = core.settings.ai_delay
-    if is_computer_turn(table, match):
-        core.scheduler.schedule(_slot("ai", table_id), delay, Due(DueKind.COMPUTER, table_id, ply))
-        return
-    deadline = table.seats[match.to_move].deadline
-    if deadline is not None:
-        due = Due(DueKind.TIMEOUT, table_id, ply, match.to_move)
-        core.scheduler.schedule(_slot("timeout", table_id), max(0.0, deadline - time.time()), due)
-    special_seat = computer_with_special(table, match)
-    if special_seat is not None:
-        # A computer holding a molodka or Moscow may take the lead out of turn, like a person.
-        due = Due(DueKind.SPECIAL, table_id, ply, special_seat)
-        core.scheduler.schedule(_slot("ai", table_id), delay, due)
+    now = time.time()
+    for name, at, due in _waits(core, table, match):
+        core.scheduler.schedule(_slot(name, table.id), max(0.0, at - now), due)

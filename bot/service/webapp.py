@@ -22,6 +22,7 @@ from .core import Core
 from .people import chat_title, remember, seat_infos, seat_of_user, user_t
 from .ports import ChatInfo, Person
 from .reply import Press, Reply
+from .retry import retry_stale
 
 
 class NotSeated(Exception):
@@ -98,6 +99,7 @@ def _press(table_id: int, ply: int, op: Op, arg: str, person: Person) -> Press:
     return Press(Callback(table_id, ply, op, arg), person, chat, _never_admin)
 
 
+@retry_stale
 async def play(
     core: Core, table_id: int, person: Person, ply: int, verb: str, cards: Sequence[str]
 ) -> tuple[Reply, bool]:
@@ -129,6 +131,7 @@ async def _history(core: Core, table_id: int, person: Person) -> tuple[int, list
     return seat, core.match_of(table).history
 
 
+@retry_stale
 async def come_back(core: Core, table_id: int, person: Person) -> Reply:
     """The page's "I'm back": the hand's own use case."""
     return await moves.back(core, _press(table_id, 0, Op.BACK, "", person))

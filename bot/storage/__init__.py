@@ -55,9 +55,11 @@ from bot.storage.repos import (
     OutboxRepo,
     Storage,
     TableRepo,
+    TimerRepo,
     UserRepo,
 )
 from bot.storage.sqlite import SqliteStorage
+from bot.storage.timers import Timer
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -117,6 +119,8 @@ __all__ = [
     "TableRepo",
     "TableStatus",
     "Tally",
+    "Timer",
+    "TimerRepo",
     "UserRecord",
     "UserRepo",
     "is_postgres_url",

@@ -31,6 +31,9 @@ class Dialect:
     """Appended to a SELECT of rows the transaction goes on to change: another transaction
     wanting them waits until this one ends (nothing on SQLite, where one writer runs at a
     time anyway)."""
+    skip_locked: str
+    """Appended to a SELECT of rows to claim: rows another transaction holds are skipped, not
+    waited for, so workers claiming at once each get other rows."""
 
 
 class Conn(Protocol):

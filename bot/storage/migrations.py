@@ -32,6 +32,7 @@ from bot.storage.sqlite_schema import (
     SCHEMA_V5,
     SCHEMA_V6,
     SCHEMA_V7,
+    SCHEMA_V8,
 )
 
 
@@ -84,6 +85,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "a removed player's seat says a computer finished it",
         SCHEMA_V7,
         postgres=pg_schema.V7,
+    ),
+    Migration(
+        8,
+        "timers: what each table waits for, claimed by one worker at a time",
+        SCHEMA_V8,
+        postgres=pg_schema.V8,
     ),
 )
 

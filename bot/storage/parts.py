@@ -11,11 +11,12 @@ from bot.storage.ladder import Ladder
 from bot.storage.leases import Leases
 from bot.storage.outbox import Outbox
 from bot.storage.tables import Tables
+from bot.storage.timers import Timers
 from bot.storage.users import Users
 
 
 class Repositories:
-    """``Storage``: the six repositories sharing one database (see ``repos``)."""
+    """``Storage``: the seven repositories sharing one database (see ``repos``)."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -25,6 +26,7 @@ class Repositories:
         self.tables = Tables(db, self.ladder)
         self.outbox = Outbox(db)
         self.leases = Leases(db)
+        self.timers = Timers(db)
 
     @property
     def is_closed(self) -> bool:

@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     Connection: TypeAlias = asyncpg.Connection[asyncpg.Record] | PoolConnectionProxy[asyncpg.Record]
 
 POSTGRES = Dialect(
-    name="postgresql", username_is="lower(username) = lower(?)", for_update=" FOR UPDATE"
+    name="postgresql",
+    username_is="lower(username) = lower(?)",
+    for_update=" FOR UPDATE",
+    skip_locked=" FOR UPDATE SKIP LOCKED",
 )
 
 

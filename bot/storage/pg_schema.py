@@ -253,3 +253,18 @@ CREATE TABLE leases (
 V7 = """
 ALTER TABLE seats ADD COLUMN replaced SMALLINT NOT NULL DEFAULT 0;
 """
+
+V8 = """
+CREATE TABLE timers (
+    table_id      BIGINT NOT NULL REFERENCES game_tables (id) ON DELETE CASCADE,
+    slot          TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    ply           INTEGER NOT NULL,
+    seat          INTEGER,
+    due_at        DOUBLE PRECISION NOT NULL,
+    claimed_by    TEXT,
+    claimed_until DOUBLE PRECISION,
+    PRIMARY KEY (table_id, slot)
+);
+CREATE INDEX timers_due ON timers (due_at);
+"""

@@ -28,6 +28,7 @@ from bot.storage.records import (
     TableRecord,
     UserRecord,
 )
+from bot.storage.timers import Timer
 
 
 class UserRepo(Protocol):
@@ -71,7 +72,9 @@ class ChatRepo(Protocol):
 
 
 class TableRepo(Protocol):
-    async def create(self, table: TableRecord, *, owe: Sequence[Owed] = ()) -> TableRecord:
+    async def create(
+        self, table: TableRecord, *, owe: Sequence[Owed] = (), timers: Sequence[Timer] = ()
+    ) -> TableRecord:
         """Insert a new table with its seats, and ``owe`` (their ``table_id`` set to the new
         id), in one transaction. Sets ``id``, ``version`` (1), ``created_at`` and
         ``updated_at`` on the given record and returns it.
@@ -125,10 +128,12 @@ class TableRepo(Protocol):
         match: MatchRecord | None = None,
         rate: Rater | None = None,
         owe: Sequence[Owed] = (),
+        timers: Sequence[Timer] | None = None,
     ) -> TableRecord:
         """Write the table and all its seats, append ``log``, (optionally) record ``match``
-        (and with ``rate``, rate it into the ladder as ``ladder.record`` does) and add ``owe``
-        to the outbox, in one transaction, if the stored version is ``expected_version``.
+        (and with ``rate``, rate it into the ladder as ``ladder.record`` does), add ``owe``
+        to the outbox and (unless None) make ``timers`` the table's timers, in one
+        transaction, if the stored version is ``expected_version``.
 
         The version goes up by one. The given record's ``version``, ``updated_at`` and ``chat_id``
         (which only ``chats.migrate`` changes) are updated, and the record is returned.
@@ -288,6 +293,41 @@ class LeaseRepo(Protocol):
         """Give the lease up (a no-op unless ``holder`` holds it)."""
         ...
 
+    async def take_many(self, names: Sequence[str], holder: str, seconds: float) -> set[str]:
+        """``take`` for each name, in one transaction; the names ``holder`` holds now."""
+        ...
+
+    async def live(self, prefix: str) -> int:
+        """How many leases named ``prefix...`` have not expired."""
+        ...
+
+    async def release_all(self, holder: str) -> None:
+        """Give up every lease of ``holder`` (a clean stop)."""
+        ...
+
+    async def forget_expired(self, before: float) -> None:
+        """Drop the leases (of anybody) that expired before ``before``: workers and chats
+        nobody holds any more."""
+        ...
+
+
+class TimerRepo(Protocol):
+    """What each table waits for, claimed by one worker at a time (see ``timers``)."""
+
+    async def put(self, table_id: int, timers: Sequence[Timer]) -> None: ...
+
+    async def claim(self, holder: str, seconds: float, limit: int = 16) -> list[Timer]: ...
+
+    async def done(self, timer: Timer, holder: str) -> None: ...
+
+    async def release(self, holder: str) -> None: ...
+
+    async def next_time(self) -> float | None: ...
+
+    async def of_table(self, table_id: int) -> list[Timer]: ...
+
+    async def tables(self) -> set[int]: ...
+
 
 class Storage(Protocol):
     """Persistence for users, chats, tables (with seats and log) and finished matches."""
@@ -313,5 +353,8 @@ class Storage(Protocol):
 
     @property
     def leases(self) -> LeaseRepo: ...
+
+    @property
+    def timers(self) -> TimerRepo: ...
 
     async def close(self) -> None: ...

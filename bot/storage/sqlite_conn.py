@@ -9,7 +9,9 @@ import aiosqlite
 
 from bot.storage.conn import Dialect, Row
 
-SQLITE = Dialect(name="sqlite", username_is="username = ? COLLATE NOCASE", for_update="")
+SQLITE = Dialect(
+    name="sqlite", username_is="username = ? COLLATE NOCASE", for_update="", skip_locked=""
+)
 
 
 class SqliteConn:

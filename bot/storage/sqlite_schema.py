@@ -269,3 +269,21 @@ CREATE TABLE leases (
 SCHEMA_V7 = """
 ALTER TABLE seats ADD COLUMN replaced INTEGER NOT NULL DEFAULT 0;
 """
+
+# What a table waits for (a computer's move, a turn timer, its expiry), written with the change
+# that set it. Any worker may run a due one: it claims the row until ``claimed_until``, and a
+# claim whose worker died runs out, so another worker takes it.
+SCHEMA_V8 = """
+CREATE TABLE timers (
+    table_id      INTEGER NOT NULL REFERENCES game_tables (id) ON DELETE CASCADE,
+    slot          TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    ply           INTEGER NOT NULL,
+    seat          INTEGER,
+    due_at        REAL NOT NULL,
+    claimed_by    TEXT,
+    claimed_until REAL,
+    PRIMARY KEY (table_id, slot)
+) WITHOUT ROWID;
+CREATE INDEX timers_due ON timers (due_at);
+"""

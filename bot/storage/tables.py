@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.storage import outbox
+from bot.storage import timers as table_timers
 from bot.storage.conn import Conn, Database
 from bot.storage.errors import StaleVersionError, TableNotFoundError
 from bot.storage.ladder import Ladder
@@ -35,6 +36,7 @@ from bot.storage.rows import (
     table_from_row,
     table_values,
 )
+from bot.storage.timers import Timer
 
 _ACTIVE_SQL = "(" + ", ".join(f"'{status}'" for status in ACTIVE_STATUSES) + ")"
 
@@ -60,7 +62,9 @@ class Tables:
         self._db = db
         self._ladder = ladder  # a finished table's match is recorded in the save's transaction
 
-    async def create(self, table: TableRecord, *, owe: Sequence[Owed] = ()) -> TableRecord:
+    async def create(
+        self, table: TableRecord, *, owe: Sequence[Owed] = (), timers: Sequence[Timer] = ()
+    ) -> TableRecord:
         if table.id != 0:
             raise ValueError(f"tables.create needs a new table (id 0), got id {table.id}")
         now = self._db.clock()
@@ -76,6 +80,7 @@ class Tables:
                 _INSERT_SEATS, seat_rows(table_id, table.seats, active=table.is_active)
             )
             await outbox.owe(conn, [replace(item, table_id=table_id) for item in owe], now)
+            await table_timers.replace(conn, table_id, timers)
         table.id = table_id
         table.version = version
         table.created_at = now
@@ -147,6 +152,7 @@ class Tables:
         match: MatchRecord | None = None,
         rate: Rater | None = None,
         owe: Sequence[Owed] = (),
+        timers: Sequence[Timer] | None = None,
     ) -> TableRecord:
         now = self._db.clock()
         async with self._db.write() as conn:
@@ -170,6 +176,8 @@ class Tables:
             if match is not None:
                 await self._ladder.record_in(conn, match, rate)
             await outbox.owe(conn, owe, now)
+            if timers is not None:
+                await table_timers.replace(conn, table.id, timers)
         table.version = version
         table.updated_at = now
         table.chat_id = chat_id

@@ -24,14 +24,15 @@ from ..service import admin, timers
 from ..service.budget import Budget, Limits
 from ..service.core import Core, Settings
 from ..service.gate import Gate
-from ..service.lease import Lease
+from ..service.lease import Lease, Workers, holder_id
 from ..service.restart import resume_all
 from ..service.sender import Sender
+from ..service.timer_runner import TimerRunner
 from ..storage import open_storage
 from ..web.mini_app import MiniApp
 from ..web.server import WebServer
 from . import handlers, ladder_handlers, webhook
-from .io import JobScheduler, TelegramMessenger
+from .io import TelegramMessenger
 from .processor import FairProcessor
 
 log = logging.getLogger(__name__)
@@ -98,14 +99,30 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
     async def post_init(app: Application) -> None:  # type: ignore[type-arg]
         storage = await open_storage(config.storage)
         app.bot_data["storage"] = storage
-        # Nothing is polled, sent or timed before this process holds the database's lease.
-        lease = Lease(storage.leases, seconds=config.lease_seconds, renew_every=config.lease_renew)
-        await lease.acquire(say=lambda line: print(line, file=sys.stderr, flush=True))
-        app.bot_data["lease"] = lease
-        app.bot_data["lease_task"] = asyncio.create_task(
-            lease.keep(app.stop_running), name="lease renewal"
-        )
-        assert app.job_queue is not None
+        holder = holder_id()
+        polling = config.webhook_url is None
+        workers = None
+        if polling:
+            # Nothing is polled, sent or timed before this process holds the database's lease.
+            lease = Lease(
+                storage.leases,
+                seconds=config.lease_seconds,
+                renew_every=config.lease_renew,
+                holder=holder,
+            )
+            await lease.acquire(say=lambda line: print(line, file=sys.stderr, flush=True))
+            app.bot_data["lease"] = lease
+            app.bot_data["lease_task"] = asyncio.create_task(
+                lease.keep(app.stop_running), name="lease renewal"
+            )
+            alone = True
+        else:
+            # Webhook: any number of workers share the database; each claims its timers and
+            # chats row by row, and keeps to its share of the bot's call budget.
+            workers = Workers(
+                storage.leases, holder, seconds=config.lease_seconds, renew_every=config.lease_renew
+            )
+            alone = await workers.others() == 0
         settings = Settings(
             bot_username=app.bot.username,
             ai_delay=config.ai_delay,
@@ -119,18 +136,28 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
         )
         # The bot's own budget replaces PTB's rate limiter: it knows which message matters most.
         limits = Limits.of(config.rate_limit, config.group_rate_limit, config.private_rate_limit)
+        runner = TimerRunner(storage.timers, holder=holder, claim_seconds=config.lease_seconds)
         core = Core(
             storage,
             TelegramMessenger(app.bot, _migrate_hook(app)),
-            JobScheduler(app.job_queue),
+            runner,
             settings,
             Budget(limits),
         )
-        core.scheduler.bind(lambda due: timers.fire(core, due))
+        runner.bind(lambda due: timers.fire(core, due))
         app.bot_data["core"] = core
+        if workers is not None:
+            core.budget.share(await workers.announce())
+            app.bot_data["workers_task"] = asyncio.create_task(
+                workers.keep(core.budget.share), name="worker lease"
+            )
         await _register_commands(app)
-        resumed = await resume_all(core)
-        sender = Sender(core)
+        resumed = await resume_all(core, alone=alone)
+        app.bot_data["timers"] = runner
+        app.bot_data["timers_task"] = asyncio.create_task(runner.run(), name="timers")
+        sender = Sender(
+            core, holder=None if polling else holder, claim_seconds=config.lease_seconds
+        )
         app.bot_data["sender"] = sender
         app.bot_data["sender_task"] = asyncio.create_task(sender.run(), name="outbox sender")
         if config.web_server:
@@ -197,6 +224,13 @@ async def _register_commands(app: Application) -> None:  # type: ignore[type-arg
 
 async def _post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
     await _close_web(app)
+    runner, task = app.bot_data.get("timers"), app.bot_data.get("timers_task")
+    if isinstance(runner, TimerRunner) and isinstance(task, asyncio.Task):
+        task.cancel()
+        await runner.stop()  # its claims go back: other workers may run them at once
+    task = app.bot_data.get("workers_task")
+    if isinstance(task, asyncio.Task):
+        task.cancel()
     sender, task = app.bot_data.get("sender"), app.bot_data.get("sender_task")
     if isinstance(sender, Sender) and isinstance(task, asyncio.Task):
         task.cancel()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
 
 from telegram import (
     Bot,
@@ -23,10 +22,9 @@ from telegram.error import (
     RetryAfter,
     TimedOut,
 )
-from telegram.ext import CallbackContext, ExtBot, Job, JobQueue
 
 from ..screen import Screen, fit_html
-from ..service.ports import Due, MessageGone, RetryLater, TopicGone, Transient, Unreachable
+from ..service.ports import MessageGone, RetryLater, TopicGone, Transient, Unreachable
 
 log = logging.getLogger(__name__)
 
@@ -143,35 +141,3 @@ async def _answers() -> AsyncIterator[None]:
         raise
     except (TimedOut, NetworkError) as err:  # BadRequest is a NetworkError too: caught above
         raise Transient(str(err)) from err
-
-
-class JobScheduler:
-    """Jobs in named slots on PTB's job queue; scheduling a slot again replaces its job."""
-
-    def __init__(
-        self,
-        job_queue: JobQueue[CallbackContext[ExtBot[None], dict, dict, dict]],  # type: ignore[type-arg]
-    ) -> None:
-        self._queue = job_queue
-        self._jobs: dict[str, Job[Any]] = {}  # by slot: finding one costs the same at any size
-        self._run: Callable[[Due], Awaitable[None]] | None = None
-
-    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
-        self._run = run
-
-    def schedule(self, slot: str, delay: float, due: Due) -> None:
-        self.cancel(slot)
-
-        async def run(_: object) -> None:
-            if self._jobs.get(slot) is job:
-                del self._jobs[slot]
-            assert self._run is not None, "JobScheduler.bind was not called"
-            await self._run(due)
-
-        job = self._queue.run_once(run, delay, name=slot)
-        self._jobs[slot] = job
-
-    def cancel(self, slot: str) -> None:
-        job = self._jobs.pop(slot, None)
-        if job is not None:
-            job.schedule_removal()

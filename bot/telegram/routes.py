@@ -10,6 +10,7 @@ from ..service.core import Core
 from ..service.info import rules_press
 from ..service.menu import on_menu
 from ..service.reply import Press, Reply
+from ..service.retry import retry_stale
 
 PressCase = Callable[[Core, Press], Awaitable[Reply]]
 
@@ -33,3 +34,5 @@ ROUTES: dict[Op, PressCase] = {
     Op.KICK: on_menu(admin.kick_press),
 }
 assert all(op in ROUTES for op in Op)
+# Another worker may have changed the table between our read and our save: judge it again.
+ROUTES = {op: retry_stale(case) for op, case in ROUTES.items()}

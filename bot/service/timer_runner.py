@@ -1,0 +1,118 @@
+"""Runs the stored timers (computer moves, turn timers, expiries) of every table, whichever
+worker set them: it claims the due rows for a while, runs each, then finishes it.
+
+It is the service's ``Scheduler``: a change this process saved asks it to wake at its next
+due time (the row itself is already stored with the change). Timers other workers set are
+found by looking again at least every ``poll`` seconds. A worker that dies holding claims
+leaves them to run out; then any worker claims them again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+from ..storage import Timer, TimerRepo
+from .ports import Due
+from .turns import due_of
+
+log = logging.getLogger(__name__)
+
+POLL = 0.5  # seconds between looks for timers that other workers set
+RUNNING = 16  # timers run at once (a strong computer's search runs in a thread)
+SKIPPED_WAIT = 0.05  # due timers another worker holds locked: look again shortly
+
+
+class TimerRunner:
+    def __init__(
+        self, timers: TimerRepo, *, holder: str, claim_seconds: float, poll: float = POLL
+    ) -> None:
+        self.timers = timers
+        self.holder = holder
+        self.claim_seconds = claim_seconds
+        self.poll = poll
+        self._run: Callable[[Due], Awaitable[None]] | None = None
+        self._running: set[asyncio.Task[None]] = set()
+        self._wake = asyncio.Event()
+        self._sleeping_until = 0.0
+        self.fired = 0
+
+    # The Scheduler port: the store holds the timers, this only wakes the loop in time.
+
+    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
+        self._run = run
+
+    def schedule(self, slot: str, delay: float, due: Due) -> None:
+        # Not sleeping (looking right now): the next sleep ends at once and looks again.
+        if not self._sleeping_until or time.time() + delay < self._sleeping_until:
+            self._wake.set()
+
+    def cancel(self, slot: str) -> None:
+        """Nothing to do: a table's next save replaces its stored timers."""
+
+    async def run(self) -> None:
+        """Run due timers forever (cancel to stop)."""
+        while True:
+            try:
+                wait = await self.step()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the database may be away for a moment: look again soon
+                log.exception("looking for due timers failed")
+                wait = self.poll
+            await self._sleep(wait)
+
+    async def step(self) -> float:
+        """Claim and start what is due; returns how long to wait before the next look."""
+        room = RUNNING - len(self._running)
+        if room <= 0:
+            return self.poll  # a timer that ends wakes the loop
+        later = await self.timers.next_time()
+        if later is not None and later <= time.time():
+            claimed = await self.timers.claim(self.holder, self.claim_seconds, limit=room)
+            for timer in claimed:
+                task = asyncio.create_task(self._fire(timer), name=f"timer {timer.slot}")
+                self._running.add(task)
+            if not claimed:
+                return SKIPPED_WAIT  # another worker is claiming them right now
+            later = await self.timers.next_time()
+        wait = self.poll
+        if later is not None:
+            wait = min(wait, later - time.time())
+        return max(wait, 0.0)
+
+    async def _fire(self, timer: Timer) -> None:
+        assert self._run is not None, "bind() first"
+        try:
+            await self._run(due_of(timer))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # Left claimed: it is tried again when the claim runs out, like after a crash.
+            log.exception("timer %s of table %s failed", timer.slot, timer.table_id)
+        else:
+            self.fired += 1
+            await self.timers.done(timer, self.holder)
+        finally:
+            self._running.discard(asyncio.current_task())
+            self._wake.set()
+
+    async def _sleep(self, seconds: float) -> None:
+        self._sleeping_until = time.time() + seconds
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout=max(seconds, 0.001))
+        self._wake.clear()
+        self._sleeping_until = 0.0
+
+    async def stop(self, grace: float = 2.0) -> None:
+        """Let running timers finish (briefly), then give back every claim of this worker."""
+        tasks = list(self._running)
+        if tasks:
+            await asyncio.wait(tasks, timeout=grace)
+        for task in tasks:
+            task.cancel()
+        with contextlib.suppress(Exception):
+            await self.timers.release(self.holder)

@@ -1,0 +1,129 @@
+"""``TimerRepo``: what each table waits for, as rows any worker may claim and run.
+
+A table's timers are written with the change that sets them (``tables.save(timers=...)``
+replaces them all), so a committed move always has its next wait. A worker claims due rows
+until ``claimed_until``; finishing one deletes it unless the table set it anew meanwhile. A
+claim whose worker died runs out and the row is claimed again: running a timer is safe to
+repeat, since it checks that the table is still where it was when the timer was set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.storage.conn import Conn, Database, Row
+from bot.storage.rows import opt_int
+
+
+@dataclass(frozen=True)
+class Timer:
+    """One thing a table waits for: ``kind`` at ``ply`` (for ``seat``), due at ``due_at``."""
+
+    slot: str
+    kind: str
+    ply: int
+    due_at: float  # epoch seconds
+    seat: int | None = None
+    table_id: int = 0  # set by the store
+
+
+_COLUMNS = "table_id, slot, kind, ply, seat, due_at"
+
+
+async def replace(conn: Conn, table_id: int, timers: Sequence[Timer]) -> None:
+    """Make ``timers`` the table's only ones, inside the caller's transaction."""
+    await conn.execute("DELETE FROM timers WHERE table_id = ?", (table_id,))
+    await conn.executemany(
+        f"INSERT INTO timers ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+        [(table_id, t.slot, t.kind, t.ply, t.seat, t.due_at) for t in timers],
+    )
+
+
+def _timer(row: Row) -> Timer:
+    return Timer(
+        slot=str(row["slot"]),
+        kind=str(row["kind"]),
+        ply=int(row["ply"]),
+        due_at=float(row["due_at"]),
+        seat=opt_int(row["seat"]),
+        table_id=int(row["table_id"]),
+    )
+
+
+class Timers:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def put(self, table_id: int, timers: Sequence[Timer]) -> None:
+        """Set these slots of the table (others stay)."""
+        async with self._db.write() as conn:
+            for timer in timers:
+                await conn.execute(
+                    "DELETE FROM timers WHERE table_id = ? AND slot = ?", (table_id, timer.slot)
+                )
+            await conn.executemany(
+                f"INSERT INTO timers ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                [(table_id, t.slot, t.kind, t.ply, t.seat, t.due_at) for t in timers],
+            )
+
+    async def claim(self, holder: str, seconds: float, limit: int = 16) -> list[Timer]:
+        """Claim up to ``limit`` due timers nobody holds (or whose claim ran out), soonest
+        first, for ``seconds``. Workers claiming at once get different rows."""
+        now = self._db.clock()
+        async with self._db.write() as conn:
+            rows = await conn.fetchall(
+                f"""
+                UPDATE timers SET claimed_by = ?, claimed_until = ?
+                 WHERE (table_id, slot) IN (
+                       SELECT table_id, slot FROM timers
+                        WHERE due_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
+                        ORDER BY due_at LIMIT ?{conn.dialect.skip_locked})
+                RETURNING {_COLUMNS}
+                """,
+                (holder, now + seconds, now, now, limit),
+            )
+        return sorted((_timer(row) for row in rows), key=lambda t: t.due_at)
+
+    async def done(self, timer: Timer, holder: str) -> None:
+        """Finish a claimed timer: gone, unless its table set that slot anew meanwhile."""
+        async with self._db.write() as conn:
+            await conn.execute(
+                "DELETE FROM timers WHERE table_id = ? AND slot = ? AND claimed_by = ? "
+                "AND due_at = ?",
+                (timer.table_id, timer.slot, holder, timer.due_at),
+            )
+
+    async def release(self, holder: str) -> None:
+        """Give back every claim of ``holder`` (a clean stop): others may run them at once."""
+        async with self._db.write() as conn:
+            await conn.execute(
+                "UPDATE timers SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = ?",
+                (holder,),
+            )
+
+    async def next_time(self) -> float | None:
+        """When the next timer may be claimed: the soonest due one nobody holds, or the soonest
+        claim to run out (None: no timers)."""
+        async with self._db.read() as conn:
+            row = await conn.fetchone(
+                "SELECT (SELECT min(due_at) FROM timers WHERE claimed_until IS NULL) AS free, "
+                "(SELECT min(claimed_until) FROM timers WHERE claimed_until IS NOT NULL) AS held"
+            )
+        if row is None:
+            return None
+        times = [float(v) for v in (row["free"], row["held"]) if v is not None]
+        return min(times) if times else None
+
+    async def of_table(self, table_id: int) -> list[Timer]:
+        async with self._db.read() as conn:
+            rows = await conn.fetchall(
+                f"SELECT {_COLUMNS} FROM timers WHERE table_id = ? ORDER BY slot", (table_id,)
+            )
+        return [_timer(row) for row in rows]
+
+    async def tables(self) -> set[int]:
+        """The tables that have a timer."""
+        async with self._db.read() as conn:
+            rows = await conn.fetchall("SELECT DISTINCT table_id FROM timers")
+        return {int(row["table_id"]) for row in rows}
