@@ -315,11 +315,16 @@ async def test_two_workers_share_ten_tables_and_one_is_killed_mid_match(
     )
     if twice:
         problems.append(f"moves logged twice (table, ply, times): {twice}")
+    # A finished table waits for nothing: no timer row is left to fire once more.
+    left = rows(db, "SELECT table_id, slot, kind, ply FROM timers")
+    if left:
+        problems.append(f"timers left after the matches ended: {left}")
+    moves = dict(rows(db, "SELECT by, count(*) FROM table_log WHERE kind = 'action' GROUP BY by"))
     played = sum(len(table.played) for table, _ in tables)
     unanswered = sum(table.unanswered for table, _ in tables)
     summary = (
         f"updates per worker {dict(proxy.answered)}, dropped {dict(proxy.dropped)}; "
-        f"presses played {played}, unanswered {unanswered}; "
+        f"presses played {played}, unanswered {unanswered}; moves by {moves}; "
         f"{time.monotonic() - began:.0f} s"
     )
     print(summary)
