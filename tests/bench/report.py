@@ -5,13 +5,13 @@ from __future__ import annotations
 import bisect
 import math
 import re
-import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from e2e.driver import TURN_MARK
+from e2e.driver import rows as store_rows
 from fakebot.limits import TelegramLimits
 from fakebot.server import FakeTelegram
 
@@ -70,13 +70,14 @@ class Figures:
 def measure(
     fake: FakeTelegram,
     tables: Sequence[TableRun],
-    db: Path,
+    db: Path | str,
     limits: TelegramLimits,
     t0: float,
     t1: float,
     bot_log: str = "",
 ) -> Figures:
-    """Figures for the window ``[t0, t1)`` (epoch seconds); posts owed/delivered for the run."""
+    """Figures for the window ``[t0, t1)`` (epoch seconds); posts owed/delivered for the run.
+    ``db``: the bot's store, a SQLite file or a PostgreSQL URL."""
     figures = Figures(seconds=t1 - t0, tables=len(tables))
     figures.tables_started = sum(t.matches_started > 0 for t in tables)
 
@@ -84,10 +85,8 @@ def measure(
         return at is not None and t0 <= at < t1
 
     figures.limiter_sleeps = [float(n) for n in RETRYING.findall(bot_log)]
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT kind, at, text FROM table_log").fetchall()
-    for kind, at, text in rows:
-        if kind == "action" and inside(at):
+    for kind, at, text in store_rows(db, "SELECT kind, at, text FROM table_log"):
+        if kind == "action" and inside(float(str(at))):
             figures.actions += 1
             figures.cards += max(0, len(str(text).split()) - 2)  # "<seat> <verb> <cards...>"
         elif kind == "deal":
