@@ -122,6 +122,11 @@ class RecordedTable(Table):
     unanswered: int = 0
 
     async def _press(self, user: SimUser, message: StoredMessage, button: Button) -> str:
+        current = self.server.chat(user).messages.get(message.message_id)
+        if current is None or not current.has_callback_data(button.callback_data or ""):
+            # The screen changed under the player's finger (a timeout made them "away", a
+            # worker caught up on an edit): they look again instead.
+            return "out of date (the hand changed)"
         try:
             text = await super()._press(user, message, button)
         except TimeoutError:
