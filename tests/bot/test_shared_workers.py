@@ -1,0 +1,257 @@
+"""Two workers on one database, in one process: each has its own store connection, timer
+runner and sender, as two worker processes would. Timers and outbox rows are claimed, so each
+runs once; a worker that dies holding claims leaves them to the other when they run out."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import pytest
+from service_fakes import GROUP, FakeMessenger, seat_four
+from storage_targets import Target
+
+from bot.service import timers
+from bot.service.budget import Budget, Limits
+from bot.service.core import Core, Settings
+from bot.service.retry import retry_stale
+from bot.service.sender import Sender
+from bot.service.timer_runner import TimerRunner
+from bot.storage import (
+    LogKind,
+    SeatRecord,
+    StaleVersionError,
+    Storage,
+    TableRecord,
+    TableStatus,
+    Timer,
+)
+
+CLAIM = 0.6  # seconds a claim lasts: a dead worker's work waits about this long
+
+
+@dataclass
+class Worker:
+    core: Core
+    runner: TimerRunner
+    sender: Sender
+    tasks: list[asyncio.Task[None]]
+
+    def kill(self) -> None:
+        """Like SIGKILL: everything stops where it is; claims stay in the database."""
+        for task in [*self.tasks, *self.runner._running]:
+            task.cancel()
+
+
+def worker(storage: Storage, messenger: FakeMessenger, name: str) -> Worker:
+    runner = TimerRunner(storage.timers, holder=name, claim_seconds=CLAIM, poll=0.05)
+    settings = Settings(
+        ai_delay=0.0,
+        table_interval=0.0,
+        hand_interval=0.0,
+        default_ai_level="random",
+        timeout_scale=0.002,  # a 60 s turn times out after 0.12 s: nobody presses here
+    )
+    core = Core(storage, messenger, runner, settings, Budget(Limits.of(1e4, 1e4, 1e4)))
+    runner.bind(lambda due: timers.fire(core, due))
+    sender = Sender(core, holder=name, claim_seconds=CLAIM)
+    return Worker(core, runner, sender, [])
+
+
+@asynccontextmanager
+async def two_workers(target: Target) -> AsyncIterator[tuple[Worker, Worker, FakeMessenger]]:
+    one, two = await target.open(), await target.open()
+    messenger = FakeMessenger()  # one Telegram for both
+    first, second = worker(one, messenger, "w1"), worker(two, messenger, "w2")
+    try:
+        yield first, second, messenger
+    finally:
+        for w in (first, second):
+            w.kill()
+            await asyncio.gather(*w.tasks, return_exceptions=True)
+        await one.close()
+        await two.close()
+
+
+def start(w: Worker) -> None:
+    w.tasks = [asyncio.create_task(w.runner.run()), asyncio.create_task(w.sender.run())]
+
+
+async def until(condition: object, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not await condition():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+
+
+async def test_two_workers_play_a_match_out_and_one_dies_midway(target: Target) -> None:
+    async with two_workers(target) as (first, second, messenger):
+        table = await seat_four(first.core, deliver=False)
+        start(first)
+        start(second)
+
+        async def moves(n: int) -> bool:
+            return len(await first.core.storage.tables.log(table.id, LogKind.ACTION)) >= n
+
+        await until(lambda: moves(12), 30, "a dozen moves")
+        # Die where a process may die, but not with a post on its way: that one would be
+        # sent again (delivery is at least once) and the count below would be off by one.
+        while first.sender._in_flight:
+            await asyncio.sleep(0)
+        first.kill()
+        killed_at = len(await first.core.storage.tables.log(table.id, LogKind.ACTION))
+
+        async def finished() -> bool:
+            fresh = await second.core.storage.tables.get(table.id)
+            return fresh is not None and fresh.status == TableStatus.FINISHED
+
+        await until(finished, 90, "the match to end under the second worker")
+        await until(lambda: _drained(second.core), 10, "the outbox to drain")
+
+        log = await second.core.storage.tables.log(table.id)
+        plies = [entry.ply for entry in log if entry.kind == LogKind.ACTION]
+        assert plies == sorted(set(plies)), "a move was applied twice"
+        assert len(plies) > killed_at + 4  # the second worker played on
+        deals = [entry for entry in log if entry.kind == LogKind.DEAL]
+        posted = [
+            int(n)
+            for text in messenger.texts(GROUP.chat_id)
+            for n in re.findall(r"Deal (\d+) is over", text)
+        ]
+        assert sorted(posted) == [int(entry.text.split()[1]) for entry in deals]
+        assert sum("The match is over" in text for text in messenger.texts(GROUP.chat_id)) == 1
+        assert first.runner.fired > 0 and second.runner.fired > 0
+        assert await second.core.storage.timers.of_table(table.id) == []
+
+
+async def _drained(core: Core) -> bool:
+    return await core.storage.outbox.pending() == 0
+
+
+async def test_a_timer_is_claimed_by_one_worker_until_its_claim_runs_out(target: Target) -> None:
+    now = [1000.0]
+    one, two = await target.open(clock=lambda: now[0]), await target.open(clock=lambda: now[0])
+    try:
+        table = await seat_table(one)
+        due = Timer("ai", "ai", 3, due_at=1001.0)
+        later = Timer("expire", "expire", 0, due_at=5000.0)
+        await one.timers.put(table, [due, later])
+        assert await one.timers.claim("w1", 10) == []  # not due yet
+        now[0] = 1002.0
+        claimed = await one.timers.claim("w1", 10)
+        assert [t.slot for t in claimed] == ["ai"] and claimed[0].table_id == table
+        assert await two.timers.claim("w2", 10) == []  # held by w1
+        assert await two.timers.next_time() == 1012.0  # when that claim runs out
+        now[0] = 1013.0  # w1 died holding it
+        taken = await two.timers.claim("w2", 10)
+        assert [t.slot for t in taken] == ["ai"]
+        await one.timers.done(claimed[0], "w1")  # too late: w2 holds it now
+        assert len(await one.timers.of_table(table)) == 2
+        await two.timers.done(taken[0], "w2")
+        assert [t.slot for t in await one.timers.of_table(table)] == ["expire"]
+    finally:
+        await one.close()
+        await two.close()
+
+
+async def test_a_timer_set_again_while_it_runs_stays(target: Target) -> None:
+    now = [1000.0]
+    store = await target.open(clock=lambda: now[0])
+    try:
+        table = await seat_table(store)
+        await store.timers.put(table, [Timer("ai", "ai", 3, due_at=999.0)])
+        (claimed,) = await store.timers.claim("w1", 10)
+        record = await store.tables.get(table)
+        assert record is not None
+        # The move it made saved the table's next wait in the same transaction.
+        await store.tables.save(
+            record, expected_version=record.version, timers=[Timer("ai", "ai", 4, due_at=1001.0)]
+        )
+        await store.timers.done(claimed, "w1")
+        assert [(t.slot, t.ply) for t in await store.timers.of_table(table)] == [("ai", 4)]
+        # A save without timers leaves them; a table that ended has none.
+        record.note = "x"
+        await store.tables.save(record, expected_version=record.version)
+        assert len(await store.timers.of_table(table)) == 1
+        record.status = TableStatus.CANCELLED
+        await store.tables.save(record, expected_version=record.version, timers=[])
+        assert await store.timers.of_table(table) == []
+    finally:
+        await store.close()
+
+
+async def test_many_workers_claiming_at_once_each_get_other_timers(target: Target) -> None:
+    stores = [await target.open() for _ in range(4)]
+    try:
+        table_ids = [await seat_table(stores[0], chat_id=-100 - n) for n in range(12)]
+        for table_id in table_ids:
+            await stores[0].timers.put(table_id, [Timer("ai", "ai", 1, due_at=0.0)])
+        claims = await asyncio.gather(
+            *(store.timers.claim(f"w{n}", 30, limit=5) for n, store in enumerate(stores))
+        )
+        got = [t.table_id for batch in claims for t in batch]
+        assert sorted(got) == sorted(table_ids)  # every one, none twice
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def test_chat_claims_and_live_workers(target: Target) -> None:
+    now = [1000.0]
+    store = await target.open(clock=lambda: now[0])
+    try:
+        leases = store.leases
+        assert await leases.take_many(["chat:1", "chat:2"], "w1", 5) == {"chat:1", "chat:2"}
+        assert await leases.take_many(["chat:2", "chat:3"], "w2", 5) == {"chat:3"}
+        await leases.take("worker:w1", "w1", 5)
+        await leases.take("worker:w2", "w2", 5)
+        assert await leases.live("worker:") == 2
+        now[0] = 1006.0  # w1 stopped renewing
+        await leases.take("worker:w2", "w2", 5)
+        assert await leases.live("worker:") == 1
+        assert await leases.take_many(["chat:1"], "w2", 5) == {"chat:1"}
+        await leases.forget_expired(1006.0)
+        assert await leases.holder("chat:2") is None and await leases.holder("worker:w1") is None
+        await leases.release_all("w2")
+        assert await leases.live("worker:") == 0
+    finally:
+        await store.close()
+
+
+async def test_a_press_that_lost_to_another_worker_is_judged_again() -> None:
+    calls = []
+
+    @retry_stale
+    async def case(n: int) -> int:
+        calls.append(n)
+        if len(calls) < 3:
+            raise StaleVersionError(1, 1, 2)
+        return n
+
+    assert await case(7) == 7 and calls == [7, 7, 7]
+
+    @retry_stale
+    async def never(n: int) -> int:
+        raise StaleVersionError(1, 1, 2)
+
+    with pytest.raises(StaleVersionError):
+        await never(1)
+
+
+async def seat_table(store: Storage, chat_id: int = -100) -> int:
+    table = TableRecord(
+        id=0,
+        chat_id=chat_id,
+        status=TableStatus.PLAYING,
+        variant="street",
+        creator_id=1,
+        seed=1,
+        seats=[SeatRecord(seat=0, user_id=None, name="cpu", ai_level="random")],
+    )
+    created = await store.tables.create(table)
+    return created.id
