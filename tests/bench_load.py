@@ -77,6 +77,7 @@ import json
 import os
 import random
 import resource
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -149,6 +150,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="the bots' store (default: sqlite for one worker, postgres for more); postgres "
         "runs webhook mode behind the proxy, on a throwaway cluster",
+    )
+    parser.add_argument(
+        "--lease",
+        type=float,
+        nargs=2,
+        default=(30.0, 10.0),
+        metavar=("SECONDS", "RENEW"),
+        help="the bots' KOZEL_LEASE_SECONDS and KOZEL_LEASE_RENEW (with several workers: how "
+        "long a claim on a chat or a timer lasts)",
     )
     parser.add_argument("--log-level", default="INFO", help="the bot's KOZEL_LOG_LEVEL")
     parser.add_argument("--keep", action="store_true", help="keep the work dir (log, database)")
@@ -271,6 +281,8 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
         "KOZEL_GROUP_RATE_LIMIT": "20",
         "KOZEL_TIMEOUT_SCALE": "1000",
         "KOZEL_LOG_LEVEL": args.log_level,
+        "KOZEL_LEASE_SECONDS": f"{args.lease[0]:g}",
+        "KOZEL_LEASE_RENEW": f"{args.lease[1]:g}",
         "PYTHONPATH": str(bot_dir),
     }
     pace = Pace(think=tuple(args.think), tap=tuple(args.tap))  # type: ignore[arg-type]
@@ -350,6 +362,7 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
                 f"think {args.think[0]}-{args.think[1]} s, taps {args.tap[0]}-{args.tap[1]} s",
             ),
             ("limits", f"overall {limits.overall}; group {limits.group}; private {limits.private}"),
+            ("lease", f"KOZEL_LEASE_SECONDS {args.lease[0]:g}, RENEW {args.lease[1]:g}"),
             ("window", f"{t1 - t0:.0f} s after a {t0 - started:.0f} s warm-up"),
             ("load average", f"before {load_before}; after {load_after}"),
             (
@@ -394,8 +407,13 @@ def posts_owed(db: Path | str) -> int:
         return 0
 
 
+def interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM like Ctrl-C: the bots and the cluster are stopped
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    signal.signal(signal.SIGTERM, interrupted)
     if args.keep:
         workdir = Path(tempfile.mkdtemp(prefix="kozel-bench-"))
         print(f"work dir (kept): {workdir}")

@@ -52,6 +52,7 @@ ENV = {
 # (variant, computers beside the one person): the shortest matches, and a few of each kind.
 TABLES = [("ziege", 3)] * 6 + [("moscow", 1)] * 2 + [("street", 3)] * 2
 REPEAT_WINDOW = 1.0  # seconds before a SIGKILL in which a sent post may not be marked sent yet
+MID_WAY = 30  # moves every table has made when the worker is killed (a match takes ~100-300)
 
 
 @dataclass
@@ -176,17 +177,20 @@ def posts(
     return found
 
 
-def repeats(found: list[tuple[str, float]], killed_at: float) -> list[str]:
-    """Posts that came twice, except a first copy sent just before the SIGKILL: the outbox
-    sends, then marks sent; a worker killed in between leaves the post owed (at least once)."""
+def repeats(found: list[tuple[str, float]], killed_at: float) -> tuple[list[str], list[str]]:
+    """Posts that came twice: (not allowed, allowed). Allowed only when the first copy went
+    out just before the SIGKILL: the outbox sends, then marks sent, and a worker killed in
+    between leaves the post owed (at least once, as Telegram's sendMessage is not idempotent)."""
     first: dict[str, float] = {}
-    bad = []
+    bad, allowed = [], []
     for what, at in found:
         if what not in first:
             first[what] = at
-        elif not killed_at - REPEAT_WINDOW <= first[what] <= killed_at:
+        elif killed_at - REPEAT_WINDOW <= first[what] <= killed_at:
+            allowed.append(what)
+        else:
             bad.append(what)
-    return bad
+    return bad, allowed
 
 
 def deal_post(text: str) -> str | None:
@@ -223,7 +227,7 @@ async def test_two_workers_share_ten_tables_and_one_is_killed_mid_match(
         def mid_way() -> bool:
             sql = "SELECT table_id, count(*) FROM table_log WHERE kind = 'action' GROUP BY table_id"
             plies = dict(rows(db, sql))
-            return len(plies) == len(TABLES) and min(int(str(n)) for n in plies.values()) >= 12
+            return len(plies) == len(TABLES) and min(int(str(n)) for n in plies.values()) >= MID_WAY
 
         await wait_until("every table to be mid-way", mid_way, timeout=60)
         assert not any(table.match_over() for table, _ in tables), "a match ended before the kill"
@@ -252,12 +256,15 @@ async def test_two_workers_share_ten_tables_and_one_is_killed_mid_match(
     ids = dict(rows(db, "SELECT chat_id, id FROM game_tables"))
     assert len(ids) == len(TABLES)
     problems: list[str] = []
+    repeated: list[str] = []  # posts repeated in the SIGKILL's send-then-mark window
     for table, person in tables:
         table_id = int(str(ids[table.group.id]))
         name = f"table {table_id} ({table.group.title})"
         # Exactly one "match over" per group, and one match record.
         over = posts(fake, table, match_post)
-        if len(over) != 1 and repeats(over, killed_at):
+        doubled, allowed = repeats(over, killed_at)
+        repeated += allowed
+        if not over or doubled:
             problems.append(f"{name}: {len(over)} match-over posts")
         if count(db, "SELECT count(*) FROM matches WHERE table_id = ?", (table_id,)) != 1:
             problems.append(f"{name}: not one match record")
@@ -308,7 +315,8 @@ async def test_two_workers_share_ten_tables_and_one_is_killed_mid_match(
         numbers = sorted({int(n) for n, _ in results})
         if numbers != list(range(1, deals + 1)):
             problems.append(f"{name}: deal posts {numbers}, deals in the log {deals}")
-        doubled = repeats(results, killed_at)
+        doubled, allowed = repeats(results, killed_at)
+        repeated += [f"deal {n}" for n in allowed]
         if doubled:
             problems.append(f"{name}: deal results posted twice: {doubled}")
     # No timer fired twice: no two moves of a table share a ply (computer and timeout moves
@@ -330,6 +338,7 @@ async def test_two_workers_share_ten_tables_and_one_is_killed_mid_match(
     summary = (
         f"updates per worker {dict(proxy.answered)}, dropped {dict(proxy.dropped)}; "
         f"presses played {played}, unanswered {unanswered}; moves by {moves}; "
+        f"posts repeated at the kill {repeated}; "
         f"{time.monotonic() - began:.0f} s"
     )
     print(summary)
