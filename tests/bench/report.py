@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ class Figures:
     group_calls: Counter[str] = field(default_factory=Counter)  # the part sent to groups
     refused_calls: Counter[str] = field(default_factory=Counter)  # 429s by method
     turn_lags: list[float] = field(default_factory=list)
+    slowest_turns: list[tuple[float, int, float]] = field(default_factory=list)  # lag, table, at
     turns_never_shown: int = 0
     answer_latencies: list[float] = field(default_factory=list)
     presses: int = 0
@@ -183,7 +185,10 @@ def _turn_lags(
             if i < len(times):
                 candidates.append(times[i])
         if candidates:
-            figures.turn_lags.append(max(0.0, min(candidates) - press.answered_at))
+            lag = max(0.0, min(candidates) - press.answered_at)
+            figures.turn_lags.append(lag)
+            figures.slowest_turns.append((lag, table.index, press.answered_at))
+            figures.slowest_turns = sorted(figures.slowest_turns, reverse=True)[:3]
         else:
             figures.turns_never_shown += 1
 
@@ -229,6 +234,9 @@ def summary(figures: Figures, header: Sequence[tuple[str, str]]) -> dict[str, ob
         "refused_calls": dict(f.refused_calls),
         "turn_lag": spread(f.turn_lags),
         "turns_never_shown": f.turns_never_shown,
+        "slowest_turns": [
+            {"lag": lag, "table": index, "at": at} for lag, index, at in f.slowest_turns
+        ],
         "answer_latency": spread(f.answer_latencies),
         "presses": f.presses,
         "presses_unanswered": f.presses_unanswered,
@@ -280,6 +288,15 @@ def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
     lines += _rows(
         [
             ("turns never shown", str(f.turns_never_shown)),
+            (
+                "slowest turns",
+                ", ".join(
+                    f"{lag:.1f} s (table {index}, play answered at "
+                    f"{time.strftime('%H:%M:%S', time.localtime(at))})"
+                    for lag, index, at in f.slowest_turns
+                )
+                or "-",
+            ),
             (
                 "presses",
                 f"{f.presses}, never answered {f.presses_unanswered}, "
