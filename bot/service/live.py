@@ -2,9 +2,9 @@
 
 A watcher is one open event stream of one seat's page; it exists while the page is open and
 visible (the page closes its stream when it is hidden). Being watched is what lets a turn be
-told in the page instead of by a new Telegram message. Everything here is a cache of this
-process: with several workers a page may miss a push from another one, so the stream also
-looks at the table's version now and then.
+told in the page instead of by a new Telegram message. Everything here is this process's:
+with several workers on PostgreSQL the database tells every worker of each saved table
+(``Storage.watch_tables``), and the stream also looks at the table's version now and then.
 """
 
 from __future__ import annotations

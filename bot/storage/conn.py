@@ -32,6 +32,9 @@ class Dialect:
     wanting them waits until this one ends (nothing on SQLite, where one writer runs at a
     time anyway)."""
     skip_locked: str
+    notify_table: str
+    """A statement telling every process listening that a table changed (its id the one
+    parameter), delivered when the transaction commits; empty where nobody can listen."""
     """Appended to a SELECT of rows to claim: rows another transaction holds are skipped, not
     waited for, so workers claiming at once each get other rows."""
 

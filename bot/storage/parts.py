@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
@@ -43,6 +44,10 @@ class Repositories:
         except Exception:  # whatever the driver raises, the answer is "not healthy"
             return False
         return True
+
+    async def watch_tables(self, on_change: Callable[[int], None]) -> None:
+        """Call ``on_change(table_id)`` whenever another process saves a table (only where
+        the database can tell: PostgreSQL; one SQLite process tells itself)."""
 
     async def close(self) -> None:
         """Close the database (waiting for running operations first). Safe to call twice."""

@@ -20,6 +20,7 @@ POSTGRES = Dialect(
     username_is="lower(username) = lower(?)",
     for_update=" FOR UPDATE",
     skip_locked=" FOR UPDATE SKIP LOCKED",
+    notify_table="SELECT pg_notify('kozel_tables', ?)",
 )
 
 

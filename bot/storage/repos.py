@@ -7,7 +7,7 @@ coroutine; every write is one transaction and is durable when it returns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from bot.storage.outbox import Owed
@@ -356,5 +356,10 @@ class Storage(Protocol):
 
     @property
     def timers(self) -> TimerRepo: ...
+
+    async def watch_tables(self, on_change: Callable[[int], None]) -> None:
+        """Call ``on_change(table_id)`` when any process saves a table (where the database can
+        tell: PostgreSQL's notifications; a no-op on SQLite)."""
+        ...
 
     async def close(self) -> None: ...

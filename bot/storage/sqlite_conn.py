@@ -10,7 +10,11 @@ import aiosqlite
 from bot.storage.conn import Dialect, Row
 
 SQLITE = Dialect(
-    name="sqlite", username_is="username = ? COLLATE NOCASE", for_update="", skip_locked=""
+    name="sqlite",
+    username_is="username = ? COLLATE NOCASE",
+    for_update="",
+    skip_locked="",
+    notify_table="",
 )
 
 

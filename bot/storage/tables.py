@@ -178,6 +178,8 @@ class Tables:
             await outbox.owe(conn, owe, now)
             if timers is not None:
                 await table_timers.replace(conn, table.id, timers)
+            if conn.dialect.notify_table:  # other workers' Mini App pages hear it
+                await conn.execute(conn.dialect.notify_table, (str(table.id),))
         table.version = version
         table.updated_at = now
         table.chat_id = chat_id

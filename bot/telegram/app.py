@@ -162,6 +162,8 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
         app.bot_data["sender_task"] = asyncio.create_task(sender.run(), name="outbox sender")
         if config.web_server:
             await _start_web(app, core, config)
+            if config.public_url is not None:
+                await storage.watch_tables(core.live.changed)  # pages of moves made elsewhere
         log.info("kozel-bot @%s ready; %d unfinished tables resumed", app.bot.username, resumed)
 
     return post_init

@@ -255,3 +255,28 @@ async def seat_table(store: Storage, chat_id: int = -100) -> int:
     )
     created = await store.tables.create(table)
     return created.id
+
+
+async def test_a_table_saved_by_another_worker_is_heard_on_postgresql(target: Target) -> None:
+    if not target.is_postgres:
+        pytest.skip("SQLite has no notifications: one process tells its own pages")
+    one, two = await target.open(), await target.open()
+    try:
+        heard: list[int] = []
+        changed = asyncio.Event()
+
+        def on_change(table_id: int) -> None:
+            heard.append(table_id)
+            changed.set()
+
+        await one.watch_tables(on_change)
+        table_id = await seat_table(two)
+        record = await two.tables.get(table_id)
+        assert record is not None
+        record.note = "moved elsewhere"
+        await two.tables.save(record, expected_version=record.version)
+        await asyncio.wait_for(changed.wait(), 5)
+        assert heard == [table_id]
+    finally:
+        await one.close()
+        await two.close()
