@@ -52,8 +52,16 @@ webhook posts it answered with 200, in the window and in all)::
     .venv/bin/python tests/bench_load.py --tables 30 --seconds 60 --workers 1 --database postgres
     .venv/bin/python tests/bench_load.py --tables 30 --seconds 60 --workers 2
 
+``--lease SECONDS RENEW`` sets ``KOZEL_LEASE_SECONDS``/``KOZEL_LEASE_RENEW`` (default the
+production 30 and 10: with several workers, how long a claim on a chat or a timer lasts). The
+three slowest turns are printed with their table and clock time, to look them up in the bots'
+logs (``--keep --log-level DEBUG`` keeps every worker's log in ``<work dir>/worker<N>/``).
+
 The machine's load average is printed before and after: on a shared machine other work
-slows the bots, so compare runs made under similar load.
+slows the bots, so compare runs made under similar load. At 30 tables of people the people's
+own pace bounds the cards per second (some 9-10 a second with one worker or two); on a 2-core
+machine a second worker adds processes competing for the same cores, so what it shows there
+is the sharing (each worker's share of the updates) rather than more throughput.
 
 Options: ``--limits bucket`` (token buckets instead of sliding windows for the overall and
 group limits: the shape PTB assumes), ``--think``/``--tap`` (the pace), ``--keep`` (keep the
