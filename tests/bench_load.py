@@ -38,6 +38,31 @@ It also prints how often the bot's own limiter slept (PTB's AIORateLimiter logs 
 after N seconds" and holds every request meanwhile) and the stretches longer than 1 s in
 which the bot made no call at all but getUpdates.
 
+Several workers: ``--workers N`` (N >= 2) runs N bot processes in webhook mode on one
+PostgreSQL database, behind the tests' round-robin proxy (``tests/fakebot/proxy.py``): the
+fake posts every update to the proxy, which hands each request to the next worker; each worker
+listens on its own ``KOZEL_LISTEN`` port, all share ``KOZEL_WEBHOOK_URL`` (the proxy's URL) and
+``KOZEL_WEBHOOK_SECRET``. The database is a throwaway cluster (``tests/pgcluster.py``: Debian's
+PostgreSQL binaries, a unix socket in a temporary folder, deleted afterwards).
+``--workers 1 --database postgres`` runs one worker the same way (webhook, proxy, PostgreSQL),
+so 1 vs 2 workers compare like with like; plain ``--workers 1`` is today's single polling bot
+on SQLite. With the proxy the benchmark also prints each worker's share of the updates (the
+webhook posts it answered with 200, in the window and in all)::
+
+    .venv/bin/python tests/bench_load.py --tables 30 --seconds 60 --workers 1 --database postgres
+    .venv/bin/python tests/bench_load.py --tables 30 --seconds 60 --workers 2
+
+``--lease SECONDS RENEW`` sets ``KOZEL_LEASE_SECONDS``/``KOZEL_LEASE_RENEW`` (default the
+production 30 and 10: with several workers, how long a claim on a chat or a timer lasts). The
+three slowest turns are printed with their table and clock time, to look them up in the bots'
+logs (``--keep --log-level DEBUG`` keeps every worker's log in ``<work dir>/worker<N>/``).
+
+The machine's load average is printed before and after: on a shared machine other work
+slows the bots, so compare runs made under similar load. At 30 tables of people the people's
+own pace bounds the cards per second (some 9-10 a second with one worker or two); on a 2-core
+machine a second worker adds processes competing for the same cores, so what it shows there
+is the sharing (each worker's share of the updates) rather than more throughput.
+
 Options: ``--limits bucket`` (token buckets instead of sliding windows for the overall and
 group limits: the shape PTB assumes), ``--think``/``--tap`` (the pace), ``--keep`` (keep the
 bot's log and database), ``--json FILE`` (the figures as JSON), ``--help`` for the rest.
@@ -60,6 +85,7 @@ import json
 import os
 import random
 import resource
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -69,13 +95,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import aiohttp
+import asyncpg
 from bench.people import Pace, Person, TableRun
 from bench.report import measure, render, summary
+from e2e.driver import rows as store_rows
 from fakebot.limits import TelegramLimits
-from fakebot.process import REPO_ROOT, BotProcess
+from fakebot.process import REPO_ROOT, BotProcess, free_port
+from fakebot.proxy import RoundRobinProxy
 from fakebot.server import FakeTelegram
+from pgcluster import PgCluster, find_bindir
 
 NAMES = ("Anna", "Boris", "Vera", "Gleb")
+WEBHOOK_SECRET = "bench-secret"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -114,12 +146,40 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=5,
         help="tables opening at the same time during the warm-up",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="bot processes; 2 or more: webhook mode on PostgreSQL behind a round-robin proxy",
+    )
+    parser.add_argument(
+        "--database",
+        choices=("sqlite", "postgres"),
+        default=None,
+        help="the bots' store (default: sqlite for one worker, postgres for more); postgres "
+        "runs webhook mode behind the proxy, on a throwaway cluster",
+    )
+    parser.add_argument(
+        "--lease",
+        type=float,
+        nargs=2,
+        default=(30.0, 10.0),
+        metavar=("SECONDS", "RENEW"),
+        help="the bots' KOZEL_LEASE_SECONDS and KOZEL_LEASE_RENEW (with several workers: how "
+        "long a claim on a chat or a timer lasts)",
+    )
     parser.add_argument("--log-level", default="INFO", help="the bot's KOZEL_LOG_LEVEL")
     parser.add_argument("--keep", action="store_true", help="keep the work dir (log, database)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     if args.tables < 1 or args.seconds <= 0:
         parser.error("--tables and --seconds must be positive")
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
+    if args.database is None:
+        args.database = "postgres" if args.workers > 1 else "sqlite"
+    if args.workers > 1 and args.database != "postgres":
+        parser.error("--workers 2 or more share one PostgreSQL database: --database postgres")
     if args.bot_dir is not None and not (args.bot_dir / "bot" / "__main__.py").is_file():
         parser.error(f"{args.bot_dir} has no bot/__main__.py")
     return args
@@ -147,6 +207,80 @@ def load_average() -> str:
 
 
 async def run(args: argparse.Namespace, workdir: Path) -> int:
+    if args.database == "postgres":
+        bindir = find_bindir()
+        if bindir is None:
+            missing = "PostgreSQL server binaries (initdb, pg_ctl) not found"
+            print(f"{missing}: install Debian's postgresql package", file=sys.stderr)
+            return 2
+        cluster = PgCluster(bindir)
+        cluster.start()
+        try:
+            return await measure_run(args, workdir, await cluster.create_database())
+        finally:
+            cluster.stop()
+    return await measure_run(args, workdir, None)
+
+
+async def start_workers(
+    fake: FakeTelegram,
+    args: argparse.Namespace,
+    workdir: Path,
+    env: dict[str, str],
+    bot_dir: Path,
+    database_url: str,
+) -> tuple[RoundRobinProxy, list[BotProcess]]:
+    """``args.workers`` bots in webhook mode on one database, behind a round-robin proxy."""
+    ports = [free_port() for _ in range(args.workers)]
+    proxy = RoundRobinProxy([f"http://127.0.0.1:{port}" for port in ports])
+    await proxy.start()
+    bots = []
+    for number, port in enumerate(ports, 1):
+        worker_env = {
+            **env,
+            "KOZEL_WEBHOOK_URL": proxy.url + "/telegram/hook",
+            "KOZEL_WEBHOOK_SECRET": WEBHOOK_SECRET,
+            "KOZEL_LISTEN": f"127.0.0.1:{port}",
+        }
+        bot = BotProcess(
+            fake,
+            workdir / f"worker{number}",
+            env=worker_env,
+            cwd=bot_dir,
+            startup_timeout=60,
+            database_url=database_url,
+        )
+        await bot.start(until_polling=False)
+        bots.append(bot)
+    deadline = time.monotonic() + 60
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=2)) as http:
+        for bot, target in zip(bots, proxy.targets, strict=True):
+            while not await healthy(http, target):
+                if not bot.running or time.monotonic() > deadline:
+                    await proxy.stop()
+                    tail = "\n".join(bot.log_text().splitlines()[-10:])
+                    raise RuntimeError(f"worker {target} did not come up:\n{tail}")
+                await asyncio.sleep(0.2)
+    return proxy, bots
+
+
+async def healthy(http: aiohttp.ClientSession, base: str) -> bool:
+    try:
+        async with http.get(base + "/healthz") as answer:
+            return answer.status == 200
+    except (aiohttp.ClientError, TimeoutError):
+        return False
+
+
+def shares(counts: dict[str, int]) -> str:
+    total = sum(counts.values())
+    return ", ".join(
+        f"worker {n} {c} ({100 * c / total if total else 0:.0f} %)"
+        for n, c in enumerate(counts.values(), 1)
+    )
+
+
+async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str | None) -> int:
     limits = TelegramLimits.buckets() if args.limits == "bucket" else TelegramLimits()
     bot_dir = (args.bot_dir or REPO_ROOT).resolve()
     load_before = load_average()
@@ -155,14 +289,27 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
         "KOZEL_GROUP_RATE_LIMIT": "20",
         "KOZEL_TIMEOUT_SCALE": "1000",
         "KOZEL_LOG_LEVEL": args.log_level,
+        "KOZEL_LEASE_SECONDS": f"{args.lease[0]:g}",
+        "KOZEL_LEASE_RENEW": f"{args.lease[1]:g}",
         "PYTHONPATH": str(bot_dir),
     }
     pace = Pace(think=tuple(args.think), tap=tuple(args.tap))  # type: ignore[arg-type]
     stop = asyncio.Event()
+    proxy: RoundRobinProxy | None = None
     async with FakeTelegram(limits=limits) as fake:
-        bot = BotProcess(fake, workdir, env=env, cwd=bot_dir, startup_timeout=60)
-        await bot.start()
-        print(f"bot started from {bot_dir}; opening {args.tables} tables ...", flush=True)
+        if database_url is None:
+            bots = [BotProcess(fake, workdir, env=env, cwd=bot_dir, startup_timeout=60)]
+            await bots[0].start()
+            mode = "polling, SQLite"
+        else:
+            proxy, bots = await start_workers(fake, args, workdir, env, bot_dir, database_url)
+            mode = "webhook behind a round-robin proxy, PostgreSQL"
+        db = bots[0].db
+        print(
+            f"{len(bots)} bot process(es) ({mode}) started from {bot_dir}; "
+            f"opening {args.tables} tables ...",
+            flush=True,
+        )
         tables: list[TableRun] = []
         for index in range(args.tables):
             users = [fake.add_user(name) for name in NAMES]
@@ -188,12 +335,14 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
             f"measuring {args.seconds:.0f} s ...",
             flush=True,
         )
+        taken_before = {t: proxy.ok_posts(t) for t in proxy.targets} if proxy else {}
         cpu_before = resource.getrusage(resource.RUSAGE_SELF)
         t0 = time.time()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=args.seconds)
         t1 = time.time()
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
+        taken_after = {t: proxy.ok_posts(t) for t in proxy.targets} if proxy else {}
         stop.set()
         load_after = load_average()
         _, pending = await asyncio.wait(runs + people, timeout=5)
@@ -202,30 +351,39 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
         await asyncio.gather(*pending, return_exceptions=True)
         # Results owed in the last seconds are still on their way: let them go before the stop.
         settle_until = time.time() + 30
-        while (owed := posts_owed(bot.db_path)) and time.time() < settle_until:
+        while (owed := posts_owed(db)) and time.time() < settle_until:
             await asyncio.sleep(0.5)
-        code = await bot.stop(timeout=20)
+        codes = [await bot.stop(timeout=20) for bot in bots]
+        if proxy is not None:
+            await proxy.stop()
         bot_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
 
-        figures = measure(fake, tables, bot.db_path, limits, t0, t1, bot.log_text())
+        logs = "\n".join(bot.log_text() for bot in bots)
+        figures = measure(fake, tables, db, limits, t0, t1, logs)
         errors = [f"table {t.index}: {t.error}" for t in tables if t.error]
         header = [
             ("bot", describe_checkout(bot_dir)),
+            ("workers", f"{len(bots)} ({mode})"),
             ("tables", f"{args.tables} x 4 people, street; seed {args.seed}"),
             (
                 "pace",
                 f"think {args.think[0]}-{args.think[1]} s, taps {args.tap[0]}-{args.tap[1]} s",
             ),
             ("limits", f"overall {limits.overall}; group {limits.group}; private {limits.private}"),
+            ("lease", f"KOZEL_LEASE_SECONDS {args.lease[0]:g}, RENEW {args.lease[1]:g}"),
             ("window", f"{t1 - t0:.0f} s after a {t0 - started:.0f} s warm-up"),
             ("load average", f"before {load_before}; after {load_after}"),
             (
                 "CPU used",
                 f"harness {cpu(cpu_after) - cpu(cpu_before):.0f} s in the window; "
-                f"bot {cpu(bot_cpu):.0f} s in all",
+                f"bots {cpu(bot_cpu):.0f} s in all",
             ),
-            ("bot exit", f"{code} (SIGTERM); result posts still owed then: {owed}"),
+            ("bot exit", f"{codes} (SIGTERM); result posts still owed then: {owed}"),
         ]
+        if proxy is not None:
+            window = {t: taken_after[t] - taken_before[t] for t in proxy.targets}
+            whole = {t: proxy.ok_posts(t) for t in proxy.targets}
+            header.append(("updates taken", f"window: {shares(window)}; all: {shares(whole)}"))
         print(render(figures, header))
         if args.json is not None:
             args.json.write_text(json.dumps(summary(figures, header), indent=2) + "\n")
@@ -235,23 +393,35 @@ async def run(args: argparse.Namespace, workdir: Path) -> int:
             print("  tables that failed:\n    " + "\n    ".join(errors))
         if fake.internal_errors:
             print(f"  fake server errors: {fake.internal_errors[:5]}")
-        tracebacks = bot.log_text().count("Traceback")
-        if tracebacks:
-            print(f"  the bot logged {tracebacks} tracebacks (see {bot.log_path})")
-        return 0 if code == 0 and not fake.internal_errors else 1
+        for bot in bots:
+            tracebacks = bot.log_text().count("Traceback")
+            if tracebacks:
+                print(f"  the bot logged {tracebacks} tracebacks (see {bot.log_path})")
+        return 0 if all(c == 0 for c in codes) and not fake.internal_errors else 1
 
 
-def posts_owed(db_path: Path) -> int:
+def posts_owed(db: Path | str) -> int:
     """Result posts in the bot's outbox (0 for a bot without one)."""
+    sql = "SELECT count(*) FROM outbox WHERE kind = 'post'"
+    if isinstance(db, str):  # PostgreSQL
+        try:
+            return int(str(store_rows(db, sql)[0][0]))
+        except (OSError, asyncpg.PostgresError):
+            return 0
     try:
-        with contextlib.closing(sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)) as db:
-            return int(db.execute("SELECT count(*) FROM outbox WHERE kind = 'post'").fetchone()[0])
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+            return int(conn.execute(sql).fetchone()[0])
     except sqlite3.Error:
         return 0
 
 
+def interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM like Ctrl-C: the bots and the cluster are stopped
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    signal.signal(signal.SIGTERM, interrupted)
     if args.keep:
         workdir = Path(tempfile.mkdtemp(prefix="kozel-bench-"))
         print(f"work dir (kept): {workdir}")

@@ -5,13 +5,14 @@ from __future__ import annotations
 import bisect
 import math
 import re
-import sqlite3
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from e2e.driver import TURN_MARK
+from e2e.driver import rows as store_rows
 from fakebot.limits import TelegramLimits
 from fakebot.server import FakeTelegram
 
@@ -44,6 +45,7 @@ class Figures:
     group_calls: Counter[str] = field(default_factory=Counter)  # the part sent to groups
     refused_calls: Counter[str] = field(default_factory=Counter)  # 429s by method
     turn_lags: list[float] = field(default_factory=list)
+    slowest_turns: list[tuple[float, int, float]] = field(default_factory=list)  # lag, table, at
     turns_never_shown: int = 0
     answer_latencies: list[float] = field(default_factory=list)
     presses: int = 0
@@ -70,13 +72,14 @@ class Figures:
 def measure(
     fake: FakeTelegram,
     tables: Sequence[TableRun],
-    db: Path,
+    db: Path | str,
     limits: TelegramLimits,
     t0: float,
     t1: float,
     bot_log: str = "",
 ) -> Figures:
-    """Figures for the window ``[t0, t1)`` (epoch seconds); posts owed/delivered for the run."""
+    """Figures for the window ``[t0, t1)`` (epoch seconds); posts owed/delivered for the run.
+    ``db``: the bot's store, a SQLite file or a PostgreSQL URL."""
     figures = Figures(seconds=t1 - t0, tables=len(tables))
     figures.tables_started = sum(t.matches_started > 0 for t in tables)
 
@@ -84,10 +87,8 @@ def measure(
         return at is not None and t0 <= at < t1
 
     figures.limiter_sleeps = [float(n) for n in RETRYING.findall(bot_log)]
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute("SELECT kind, at, text FROM table_log").fetchall()
-    for kind, at, text in rows:
-        if kind == "action" and inside(at):
+    for kind, at, text in store_rows(db, "SELECT kind, at, text FROM table_log"):
+        if kind == "action" and inside(float(str(at))):
             figures.actions += 1
             figures.cards += max(0, len(str(text).split()) - 2)  # "<seat> <verb> <cards...>"
         elif kind == "deal":
@@ -184,7 +185,10 @@ def _turn_lags(
             if i < len(times):
                 candidates.append(times[i])
         if candidates:
-            figures.turn_lags.append(max(0.0, min(candidates) - press.answered_at))
+            lag = max(0.0, min(candidates) - press.answered_at)
+            figures.turn_lags.append(lag)
+            figures.slowest_turns.append((lag, table.index, press.answered_at))
+            figures.slowest_turns = sorted(figures.slowest_turns, reverse=True)[:3]
         else:
             figures.turns_never_shown += 1
 
@@ -230,6 +234,9 @@ def summary(figures: Figures, header: Sequence[tuple[str, str]]) -> dict[str, ob
         "refused_calls": dict(f.refused_calls),
         "turn_lag": spread(f.turn_lags),
         "turns_never_shown": f.turns_never_shown,
+        "slowest_turns": [
+            {"lag": lag, "table": index, "at": at} for lag, index, at in f.slowest_turns
+        ],
         "answer_latency": spread(f.answer_latencies),
         "presses": f.presses,
         "presses_unanswered": f.presses_unanswered,
@@ -281,6 +288,15 @@ def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
     lines += _rows(
         [
             ("turns never shown", str(f.turns_never_shown)),
+            (
+                "slowest turns",
+                ", ".join(
+                    f"{lag:.1f} s (table {index}, play answered at "
+                    f"{time.strftime('%H:%M:%S', time.localtime(at))})"
+                    for lag, index, at in f.slowest_turns
+                )
+                or "-",
+            ),
             (
                 "presses",
                 f"{f.presses}, never answered {f.presses_unanswered}, "

@@ -3,7 +3,9 @@
 It forwards each request (method, path, query, body and headers) to the next worker in turn,
 the way a load balancer spreads Telegram's webhook posts. A worker that refuses the connection
 (it is down) is skipped for that request, as nginx's ``proxy_next_upstream error`` does; when
-none answers, the proxy answers 502 and Telegram (here: the fake) retries later.
+none answers, the proxy answers 502 and Telegram (here: the fake) retries later. A worker that
+dies while it holds a request (its connection drops) makes that request a 502 as well, so
+Telegram sends it again (to whichever worker is next).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ class RoundRobinProxy:
         self.host = host
         self.port = 0
         self.forwarded: Counter[str] = Counter()  # target -> requests it answered
+        self.answered: Counter[tuple[str, int]] = Counter()  # (target, HTTP status) -> count
+        self.dropped: Counter[str] = Counter()  # target -> requests it took but never answered
         self._turn = itertools.count()
         self._runner: web.AppRunner | None = None
         self._session: aiohttp.ClientSession | None = None
@@ -68,6 +72,7 @@ class RoundRobinProxy:
                 ) as answer:
                     payload = await answer.read()
                     self.forwarded[target] += 1
+                    self.answered[target, answer.status] += 1
                     return web.Response(
                         status=answer.status,
                         body=payload,
@@ -75,4 +80,13 @@ class RoundRobinProxy:
                     )
             except aiohttp.ClientConnectorError:
                 continue  # that worker is down: the next one takes the request
+            except (aiohttp.ClientError, TimeoutError):
+                # It took the request and went away (killed) or hung: not resent here, as
+                # nginx does not resend a POST; the sender's retry decides.
+                self.dropped[target] += 1
+                return web.Response(status=502, text="the worker went away\n")
         return web.Response(status=502, text="no worker answered")
+
+    def ok_posts(self, target: str) -> int:
+        """Requests ``target`` answered with 200 (for the webhook: updates it took)."""
+        return self.answered[target, 200]
