@@ -34,6 +34,10 @@ _COLUMNS = "table_id, slot, kind, ply, seat, due_at"
 async def replace(conn: Conn, table_id: int, timers: Sequence[Timer]) -> None:
     """Make ``timers`` the table's only ones, inside the caller's transaction."""
     await conn.execute("DELETE FROM timers WHERE table_id = ?", (table_id,))
+    await _insert(conn, table_id, timers)
+
+
+async def _insert(conn: Conn, table_id: int, timers: Sequence[Timer]) -> None:
     await conn.executemany(
         f"INSERT INTO timers ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
         [(table_id, t.slot, t.kind, t.ply, t.seat, t.due_at) for t in timers],
@@ -62,10 +66,7 @@ class Timers:
                 await conn.execute(
                     "DELETE FROM timers WHERE table_id = ? AND slot = ?", (table_id, timer.slot)
                 )
-            await conn.executemany(
-                f"INSERT INTO timers ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
-                [(table_id, t.slot, t.kind, t.ply, t.seat, t.due_at) for t in timers],
-            )
+            await _insert(conn, table_id, timers)
 
     async def claim(self, holder: str, seconds: float, limit: int = 16) -> list[Timer]:
         """Claim up to ``limit`` due timers nobody holds (or whose claim ran out), soonest
