@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
@@ -34,6 +35,23 @@ __all__ = [
 ]
 
 MakeTarget = Callable[[], Awaitable[Target]]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (``-n``, as the README runs the suite), hand out tests one at a time
+    as workers free up, instead of in large batches: the end-to-end tests take from a second to
+    a minute each, and a batch of long ones queued behind one worker would leave the others
+    idle at the end."""
+    if getattr(config.option, "numprocesses", None) and config.option.maxschedchunk is None:
+        config.option.maxschedchunk = 1
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist, the end-to-end tests (long: they wait on the bot process) go first and the
+    quick ones fill in after them, so that no long test starts last. The order is the same in
+    every worker, as xdist requires."""
+    if getattr(config.option, "numprocesses", None) or os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: item.get_closest_marker("e2e") is None)
 
 
 @pytest.fixture(scope="session")

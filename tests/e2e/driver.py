@@ -174,6 +174,11 @@ class Table:
         """Every human plays whenever their hand says it is their turn, until ``until``."""
         done = until or self.match_over
         while not done():
+            # Marked before the hands are looked at: a hand that changes while this pass is
+            # pressing (say, the next player's turn arrives while a stale press is answered)
+            # ends the wait below at once instead of at the next unrelated call (often the
+            # bot's next long poll, 10 s later).
+            start = self.server.mark()
             moved = False
             for user in humans:
                 if self.pause:
@@ -192,9 +197,8 @@ class Table:
                     moved = True
             assert self.presses < max_presses, "too many presses: the match does not end"
             if not moved:
-                seen = self.server.mark()
                 await self.server.wait_for(
-                    lambda seen=seen: done() or self.server.mark() > seen,
+                    lambda start=start: done() or self.server.mark() > start,
                     timeout=timeout,
                     what="the table to move on",
                 )
