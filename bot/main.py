@@ -28,6 +28,12 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("httpx").setLevel(
         logging.DEBUG if config.log_level == "DEBUG" else logging.WARNING
     )
+    # At DEBUG these two log every statement and every step of every request: megabytes that
+    # bury the bot's own lines (and cost much of its time).
+    for chatty in ("aiosqlite", "httpcore"):
+        logging.getLogger(chatty).setLevel(
+            max(logging.INFO, logging.getLevelName(config.log_level))
+        )
     from .telegram.app import (
         run,  # imported late so --help and config errors need no Telegram stack
     )

@@ -18,18 +18,6 @@ __all__ = ["REPO_ROOT", "BotProcess", "free_port"]
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-# ``python -m bot`` with two chatty libraries held at INFO: at the bot's DEBUG level aiosqlite
-# logs every statement and httpcore every step of every request (megabytes per test, and much
-# of the bot's CPU time on a loaded machine); the bot's own DEBUG lines stay.
-BOT_COMMAND = [
-    sys.executable,
-    "-c",
-    "import logging, runpy\n"
-    "for name in ('aiosqlite', 'httpcore'):\n"
-    "    logging.getLogger(name).setLevel(logging.INFO)\n"
-    "runpy.run_module('bot', run_name='__main__', alter_sys=True)",
-]
-
 
 def free_port() -> int:
     """A local TCP port nothing listens on (it was free a moment ago): for ``KOZEL_LISTEN``."""
@@ -70,7 +58,7 @@ class BotProcess:
         """The bot's store: the PostgreSQL URL, or the SQLite file (see ``e2e.driver.rows``)."""
         self.log_path = workdir / "bot.log"
         self.extra_env = dict(env or {})
-        self.command = list(command or BOT_COMMAND)
+        self.command = list(command or [sys.executable, "-m", "bot"])
         self.startup_timeout = startup_timeout
         self.cwd = cwd or REPO_ROOT
         self._proc: asyncio.subprocess.Process | None = None
