@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import random
 import re
 import sqlite3
@@ -232,12 +233,16 @@ class Table:
                 return text.startswith("Played")
             self.rng.shuffle(free)
             mark = self.server.mark()
+            shows: Callable[[StoredMessage], bool] = is_hand
             for card in free:
                 text = await self._press(user, message, card)
                 if text.startswith("Played"):
                     return True  # a one-tap play (ziege)
                 if not text:
-                    break  # toggled: the hand will show it
+                    # Toggled: wait for a hand that shows it (or that moved on), not just any
+                    # new hand: one sent meanwhile (after a restart, say) may not show it yet.
+                    shows = functools.partial(_shows_toggled, card=card.text)
+                    break
                 if "out of date" in text or "not your turn" in text.lower():
                     return False
             else:
@@ -245,12 +250,28 @@ class Table:
                 if not clear:
                     return False
                 await self._press(user, message, clear[0])
-            message = await self.server.wait_for_message(
-                user, is_hand, since=mark, timeout=self.hand_wait
-            )
+            try:
+                message = await self.server.wait_for_message(
+                    user, shows, since=mark, timeout=self.hand_wait
+                )
+            except TimeoutError:
+                # The tap undid a choice the hand did not show yet (the bot was restarted
+                # between the choice and its edit): look at the hand as it is now.
+                current = self.hand(user)
+                if current is None:
+                    raise
+                message = current
             if TURN_MARK not in (message.text or ""):
                 return False
         return False
+
+
+def _shows_toggled(message: StoredMessage, *, card: str) -> bool:
+    if not is_hand(message):
+        return False
+    return TURN_MARK not in (message.text or "") or any(
+        b.text == f"✅{card}" for b in message.buttons
+    )
 
 
 def is_special(button: Button) -> bool:
