@@ -50,6 +50,10 @@ class TimerRunner:
         if not self._sleeping_until or time.time() + delay < self._sleeping_until:
             self._wake.set()
 
+    def wake(self) -> None:
+        """Look again now (another worker may have set a timer)."""
+        self._wake.set()
+
     def cancel(self, slot: str) -> None:
         """Nothing to do: a table's next save replaces its stored timers."""
 

@@ -138,6 +138,7 @@ class Tables:
                 (dump(list(selection)), active_at, table_id, seat),
             )
             await outbox.owe(conn, owe, now)
+            await _notify(conn, table_id)
 
     async def active(self) -> list[TableRecord]:
         async with self._db.read() as conn:
@@ -178,8 +179,7 @@ class Tables:
             await outbox.owe(conn, owe, now)
             if timers is not None:
                 await table_timers.replace(conn, table.id, timers)
-            if conn.dialect.notify_table:  # other workers' Mini App pages hear it
-                await conn.execute(conn.dialect.notify_table, (str(table.id),))
+            await _notify(conn, table.id)
         table.version = version
         table.updated_at = now
         table.chat_id = chat_id
@@ -194,6 +194,12 @@ class Tables:
         async with self._db.read() as conn:
             rows = await conn.fetchall(sql + " ORDER BY id", params)
         return [logged_from_row(row) for row in rows]
+
+
+async def _notify(conn: Conn, table_id: int) -> None:
+    """Other workers hear of the change (their senders and Mini App pages), on commit."""
+    if conn.dialect.notify_table:
+        await conn.execute(conn.dialect.notify_table, (str(table_id),))
 
 
 async def _load(conn: Conn, where: str, params: tuple[Any, ...]) -> list[TableRecord]:

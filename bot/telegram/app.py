@@ -151,6 +151,15 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
             app.bot_data["workers_task"] = asyncio.create_task(
                 workers.keep(core.budget.share), name="worker lease"
             )
+        if not polling:
+
+            def heard(table_id: int) -> None:
+                # Another worker saved a table: what it owes may be ours to send (a chat we
+                # hold), its timers ours to run, its pages ours to tell.
+                core.table_changed(table_id)
+                runner.wake()
+
+            await storage.watch_tables(heard)
         await _register_commands(app)
         resumed = await resume_all(core, alone=alone)
         app.bot_data["timers"] = runner
@@ -162,8 +171,6 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
         app.bot_data["sender_task"] = asyncio.create_task(sender.run(), name="outbox sender")
         if config.web_server:
             await _start_web(app, core, config)
-            if config.public_url is not None:
-                await storage.watch_tables(core.live.changed)  # pages of moves made elsewhere
         log.info("kozel-bot @%s ready; %d unfinished tables resumed", app.bot.username, resumed)
 
     return post_init
