@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import functools
+import json
 import random
 import re
 import sqlite3
@@ -382,3 +384,17 @@ def leaked_cards(texts: list[str], db: Path | str) -> list[str]:
         if extra:
             problems.append(f"{sorted(extra)} in {text!r}")
     return problems
+
+
+async def forged_newgame(fake: FakeTelegram, group: SimGroup, user: SimUser) -> bytes:
+    """The body of a webhook post Telegram never sent: ``/newgame street`` from ``user``,
+    modelled on a real update (``/help``) that the bot answers first."""
+    mark = fake.mark()
+    await user.send(group, "/help")
+    await fake.wait_for_message(group, since=mark)
+    forged = copy.deepcopy(fake.update_log[-1])
+    forged["update_id"] += 1000
+    forged["message"]["message_id"] += 1000
+    forged["message"]["text"] = "/newgame street"
+    forged["message"]["entities"] = [{"type": "bot_command", "offset": 0, "length": 8}]
+    return json.dumps(forged).encode()

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
-import json
 import sqlite3
 from pathlib import Path
 
@@ -15,7 +13,7 @@ from fakebot.process import BotProcess, free_port
 from fakebot.server import FakeTelegram
 from fakebot.webhook import SECRET_HEADER
 
-from .driver import ENV_FAST, MATCH_OVER, Table
+from .driver import ENV_FAST, MATCH_OVER, Table, forged_newgame
 
 pytestmark = pytest.mark.e2e
 
@@ -120,15 +118,7 @@ async def test_requests_without_the_secret_get_401_and_change_nothing(
     url = f"http://127.0.0.1:{port}/telegram/hook"
     anna = fake.add_user("Anna")
     group = fake.add_group("Kozel club", [anna], admins=[anna])
-    mark = fake.mark()
-    await anna.send(group, "/help")  # a real update, as a model for the forged ones
-    await fake.wait_for_message(group, since=mark)
-    forged = copy.deepcopy(fake.update_log[-1])
-    forged["update_id"] += 1000
-    forged["message"]["message_id"] += 1000
-    forged["message"]["text"] = "/newgame street"
-    forged["message"]["entities"] = [{"type": "bot_command", "offset": 0, "length": 8}]
-    body = json.dumps(forged).encode()
+    body = await forged_newgame(fake, group, anna)
     sent_before = len(fake.messages(group, from_bot=True))
 
     for headers in (

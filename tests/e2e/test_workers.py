@@ -12,7 +12,6 @@ PostgreSQL only: SQLite is one process's file.
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import re
 import time
@@ -30,7 +29,7 @@ from fakebot.server import FakeTelegram
 from fakebot.users import SimUser
 from fakebot.webhook import SECRET_HEADER
 
-from .driver import ENV_FAST, MATCH_OVER, Table, rows
+from .driver import ENV_FAST, MATCH_OVER, Table, forged_newgame, rows
 
 pytestmark = [
     pytest.mark.e2e,
@@ -356,15 +355,7 @@ async def test_a_wrong_secret_through_the_proxy_changes_nothing(
     try:
         anna = fake.add_user("Anna")
         group = fake.add_group("Kozel club", [anna], admins=[anna])
-        mark = fake.mark()
-        await anna.send(group, "/help")  # a real update: the model of the forged one
-        await fake.wait_for_message(group, since=mark)
-        forged = copy.deepcopy(fake.update_log[-1])
-        forged["update_id"] += 1000
-        forged["message"]["message_id"] += 1000
-        forged["message"]["text"] = "/newgame street"
-        forged["message"]["entities"] = [{"type": "bot_command", "offset": 0, "length": 8}]
-        body = json.dumps(forged).encode()
+        body = await forged_newgame(fake, group, anna)
         sent_before = len(fake.messages(group, from_bot=True))
         answered_before = Counter(proxy.answered)
 
