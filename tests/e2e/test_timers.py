@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from fakebot.fixtures import BotProcessFactory
@@ -11,7 +12,7 @@ from fakebot.process import BotProcess
 from fakebot.server import FakeTelegram
 from fakebot.users import SimUser
 
-from .driver import ENV_FAST, TURN_MARK, Table, actions, current_ply, op_of, open_table
+from .driver import ENV_FAST, TURN_MARK, Table, actions, current_ply, op_of, open_table, rows
 
 pytestmark = pytest.mark.e2e
 
@@ -35,6 +36,11 @@ def back_button_hand(table: Table, user: SimUser) -> StoredMessage | None:
     if hand is not None and any(op_of(b) == "back" for b in hand.buttons):
         return hand
     return None
+
+
+def waits_for(db: Path | str) -> set[str]:
+    """The timers the bot has stored for its one table (see ``bot/storage/timers.py``)."""
+    return {str(slot) for (slot,) in rows(db, "SELECT slot FROM timers")}
 
 
 def is_turn(table: Table, user: SimUser) -> bool:
@@ -109,6 +115,11 @@ async def test_after_downtime_longer_than_the_turn_the_player_gets_a_full_turn(
     db = bot.db_path
     await fake_telegram.wait_for(
         lambda: any(is_turn(table, u) for u in users), timeout=30, what="a person's turn"
+    )
+    # ... and nothing else pending: a computer holding a molodka may still take the lead out
+    # of turn (an "ai" timer, due at once), and would rightly do so after the restart.
+    await fake_telegram.wait_for(
+        lambda: waits_for(db) == {"timeout", "expire"}, timeout=10, what="only the turn timer"
     )
     ply = current_ply(db)
     if how == "kill":
