@@ -81,6 +81,12 @@ async def test_a_flood_of_presses_does_not_slow_another_table(
     start = len(fake.press_log)
     await victim.play([vera], until=lambda: victim.presses >= 10 or victim.match_over())
     await flooding
+    # The last presses were only just started (Vera may finish before the flood does).
+    await fake.wait_for(
+        lambda: sum(p.user_id == fred.id for p in fake.press_log[start:]) == 800,
+        timeout=10,
+        what="every one of Fred's presses to reach Telegram",
+    )
     vera_presses = [p for p in fake.press_log[start:] if p.user_id == vera.id]
     latencies = [p.latency for p in vera_presses]
     assert len(latencies) >= 10 and None not in latencies, latencies
