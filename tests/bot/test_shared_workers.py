@@ -66,7 +66,7 @@ class Worker:
 def worker(storage: Storage, messenger: FakeMessenger, name: str) -> Worker:
     runner = TimerRunner(storage.timers, holder=name, claim_seconds=CLAIM, poll=0.05)
     settings = Settings(
-        ai_delay=0.0,
+        ai_delay=0.02,  # a match takes seconds, not a blink: the kill lands mid-match
         table_interval=0.0,
         hand_interval=0.0,
         default_ai_level="random",
@@ -123,6 +123,8 @@ async def test_two_workers_play_a_match_out_and_one_dies_midway(target: Target) 
             await asyncio.sleep(0)
         dead.kill()
         killed_at = len(await alive.core.storage.tables.log(table.id, LogKind.ACTION))
+        at_kill = await alive.core.storage.tables.get(table.id)
+        assert at_kill is not None and at_kill.status == TableStatus.PLAYING
         fired_before = alive.runner.fired
 
         async def finished() -> bool:
