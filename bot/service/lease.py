@@ -93,11 +93,9 @@ class Workers:
         self.renew_every = renew_every
         self.name = f"{WORKER_PREFIX}{holder}"
 
-    async def others(self) -> int:
-        """Live workers but this one (before it announced itself: was anybody running?)."""
-        count = await self.leases.live(WORKER_PREFIX)
-        mine = await self.leases.holder(self.name)
-        return count - (1 if mine is not None and mine[0] == self.holder else 0)
+    async def alive(self) -> int:
+        """Live workers (asked before this one announces itself: is anybody else running?)."""
+        return await self.leases.live(WORKER_PREFIX)
 
     async def announce(self) -> int:
         """Renew this worker's lease; returns how many workers are alive (this one too)."""

@@ -24,7 +24,6 @@ async def resume_all(core: Core, *, alone: bool = True) -> int:
         tables = [table for table in tables if table.id not in timed]
     for table in tables:
         match = core.match_of(table) if table.status == TableStatus.PLAYING else None
-        timers = turns.timer_rows(core, table, match, restart=True)
         if match is not None and any(seat.deadline is not None for seat in table.seats):
             # The downtime was the bot's, not the player's: their turn starts afresh.
             await turns.plan_deadlines(core, table, match)
@@ -32,7 +31,7 @@ async def resume_all(core: Core, *, alone: bool = True) -> int:
             await core.storage.tables.save(table, expected_version=table.version, timers=timers)
         else:
             # Stored again: a database from before the timers were stored has none.
-            await core.storage.timers.put(table.id, timers)
+            await core.storage.timers.put(table.id, turns.timer_rows(core, table, restart=True))
         if match is not None:
             turns.arm(core, table, match)
         turns.arm_expiry(core, table, restart=True)

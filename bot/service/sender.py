@@ -182,10 +182,7 @@ class Sender:
             await asyncio.wait(tasks, timeout=grace)
         for task in tasks:
             task.cancel()
-        if self.holder is not None:
-            with contextlib.suppress(Exception):
-                await self.core.storage.leases.release_all(self.holder)
-            self._claims.clear()
+        self._claims.clear()  # the chats' leases go with the worker's (see the adapter)
 
 
 def heads(

@@ -92,9 +92,9 @@ def disarm(core: Core, table_id: int) -> None:
 def _waits(core: Core, table: TableRecord, match: Match | None) -> list[tuple[str, float, Due]]:
     """What a playing table waits for now (slot name, epoch time, job): a computer's move, or a
     person's timer and maybe a computer's special lead."""
-    if match is None or match.is_over or table.status != TableStatus.PLAYING:
+    if match is None or match.is_over or match.to_move is None:
         return []
-    if match.to_move is None:
+    if table.status != TableStatus.PLAYING:
         return []
     ply, table_id, now = match.ply, table.id, time.time()
     ai_at = now + core.settings.ai_delay
@@ -125,8 +125,8 @@ def timer_rows(
         Timer(slot, str(due.kind), due.ply, at, due.seat)
         for slot, at, due in _waits(core, table, match)
     ]
-    since = table.updated_at if restart else time.time()
-    rows.append(expiry_timer(core, table, since=since, restart=restart))
+    # Counted from the change being saved now; after a restart, from the last one.
+    rows.append(expiry_timer(core, table, since=None if restart else time.time(), restart=restart))
     return rows
 
 

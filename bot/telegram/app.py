@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sys
 
@@ -122,7 +123,7 @@ def _post_init(config: Config):  # type: ignore[no-untyped-def]
             workers = Workers(
                 storage.leases, holder, seconds=config.lease_seconds, renew_every=config.lease_renew
             )
-            alone = await workers.others() == 0
+            alone = await workers.alive() == 0
         settings = Settings(
             bot_username=app.bot.username,
             ai_delay=config.ai_delay,
@@ -251,6 +252,10 @@ async def _stop_work(app: Application) -> None:  # type: ignore[type-arg]
     if isinstance(sender, Sender) and isinstance(task, asyncio.Task):
         task.cancel()
         await sender.stop()
+        if sender.holder is not None:
+            # Every lease of this worker (its chats and itself): others take over at once.
+            with contextlib.suppress(Exception):
+                await app.bot_data["storage"].leases.release_all(sender.holder)
 
 
 async def _post_shutdown(app: Application) -> None:  # type: ignore[type-arg]
