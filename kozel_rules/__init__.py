@@ -6,7 +6,7 @@ See ``kozel_rules/README.md`` for the API and for every choice made where RULES.
 from . import event, result, view
 from .action import Action, Verb
 from .card import CARDS, Card, Rank, Suit, format_cards, parse_cards
-from .errors import IllegalActionError, KozelError, RecordError
+from .errors import IllegalActionError, KozelError, RecordError, Rule
 from .event import (
     CardGiven,
     CardsPlayed,
@@ -52,6 +52,7 @@ __all__ = [
     "QueenCaught",
     "Rank",
     "RecordError",
+    "Rule",
     "SeatView",
     "Seen",
     "Special",

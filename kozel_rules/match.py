@@ -45,7 +45,7 @@ from typing import Any
 from ._tables import SUIT_MASK, cards_of
 from .action import Action, Verb
 from .card import CARDS, Card, Suit, parse_cards
-from .errors import IllegalActionError, RecordError
+from .errors import IllegalActionError, RecordError, Rule
 from .event import Event
 from .result import DealResult, MatchResult
 from .state import (
@@ -227,7 +227,7 @@ class Match:
         try:
             action = Action.parse(text)
         except ValueError as e:
-            raise IllegalActionError(str(e), rule="malformed", action=text) from None
+            raise IllegalActionError(str(e), rule=Rule.MALFORMED, action=text) from None
         return self.apply(action)
 
     def apply(self, action: Action | str) -> list[Event]:
@@ -246,22 +246,26 @@ class Match:
 
     def _compact(self, action: Action) -> CAction:
         if not isinstance(action, Action):
-            raise IllegalActionError(f"not an action: {action!r}", rule="malformed")
+            raise IllegalActionError(f"not an action: {action!r}", rule=Rule.MALFORMED)
         try:
             verb = CODE_OF_VERB[Verb(action.verb)]
             seat = int(action.seat)
         except (ValueError, TypeError):
             raise IllegalActionError(
-                f"not an action: {action!r}", rule="malformed", action=str(action)
+                f"not an action: {action!r}", rule=Rule.MALFORMED, action=str(action)
             ) from None
         m = 0
         for c in action.cards:
             if not isinstance(c, int) or not 0 <= c < 36:
-                raise IllegalActionError(f"not a card: {c!r}", rule="malformed", action=str(action))
+                raise IllegalActionError(
+                    f"not a card: {c!r}", rule=Rule.MALFORMED, action=str(action)
+                )
             b = 1 << int(c)
             if m & b:
                 raise IllegalActionError(
-                    f"{action}: card {c} is named twice", rule="duplicate-card", action=str(action)
+                    f"{action}: card {c} is named twice",
+                    rule=Rule.DUPLICATE_CARD,
+                    action=str(action),
                 )
             m |= b
         return (seat, verb, m)
@@ -272,133 +276,136 @@ class Match:
         rule, message = self._diagnose(action, a)
         return IllegalActionError(f"{action}: {message}", rule=rule, action=str(action))
 
-    def _diagnose(self, action: Action, a: CAction) -> tuple[str, str]:
+    def _diagnose(self, action: Action, a: CAction) -> tuple[Rule, str]:
         st = self._st
         v = st.variant
         tables = st.tables
         seat, verb, m = a
         vb = VERB_OF_CODE[verb]
         if st.phase == OVER:
-            return "match-over", "the match is over"
+            return Rule.MATCH_OVER, "the match is over"
         if not 0 <= seat < st.players:
-            return "no-such-seat", f"there is no seat {seat} ({st.players} players)"
+            return Rule.NO_SUCH_SEAT, f"there is no seat {seat} ({st.players} players)"
         if not st.in_game[seat]:
-            return "seat-out", f"seat {seat} is out of the match"
+            return Rule.SEAT_OUT, f"seat {seat} is out of the match"
         if vb not in v.verbs:
             hint = (
                 "a follower plays with 'play'"
                 if tables.follow
                 else "respond with 'beat' or 'discard'"
             )
-            return "verb-not-in-variant", f"'{vb}' is not a {v.name} action ({hint})"
+            return Rule.VERB_NOT_IN_VARIANT, f"'{vb}' is not a {v.name} action ({hint})"
         if not m:
-            return "no-cards", "an action needs at least one card"
+            return Rule.NO_CARDS, "an action needs at least one card"
         to_move = st.to_move
         if seat != to_move and not vb.is_special:
-            return "not-your-turn", f"seat {seat} may not act now (seat {to_move} to move)"
+            return Rule.NOT_YOUR_TURN, f"seat {seat} may not act now (seat {to_move} to move)"
         hand = st.hands[seat]
         if m & ~hand:
             missing = " ".join(str(c) for c in cards_of(m & ~hand))
-            return "not-in-hand", f"seat {seat} does not hold {missing}"
+            return Rule.NOT_IN_HAND, f"seat {seat} does not hold {missing}"
         if vb.is_special:
             return self._diagnose_special(seat, vb, m)
         ph = st.phase
         if ph == GIVE:
             if vb is not Verb.GIVE:
                 return (
-                    "must-exchange",
+                    Rule.MUST_EXCHANGE,
                     f"seat {seat} holds only trumps while the partner holds a plain card: "
                     "it must first give the partner a trump",
                 )
-            return "give-one-trump", "give exactly one trump"
+            return Rule.GIVE_ONE_TRUMP, "give exactly one trump"
         if ph == RETURN:
             if vb is not Verb.RETURN:
-                return "must-return", f"seat {seat} must return a plain card to its partner"
+                return Rule.MUST_RETURN, f"seat {seat} must return a plain card to its partner"
             if m & ~tables.plain_mask:
-                return "return-must-be-plain", "the partner must return a plain card, not a trump"
-            return "return-one-card", "return exactly one plain card"
+                return (
+                    Rule.RETURN_MUST_BE_PLAIN,
+                    "the partner must return a plain card, not a trump",
+                )
+            return Rule.RETURN_ONE_CARD, "return exactly one plain card"
         if ph == FORCED_LEAD:
-            return "must-lead-returned-card", f"seat {seat} must lead the card it got back"
+            return Rule.MUST_LEAD_RETURNED_CARD, f"seat {seat} must lead the card it got back"
         if ph == LEAD:
             if vb is not Verb.LEAD:
-                return "must-lead", f"seat {seat} must lead now"
+                return Rule.MUST_LEAD, f"seat {seat} must lead now"
             return self._diagnose_lead(seat, m)
         if ph == RESPOND:
             return self._diagnose_response(seat, vb, m)
-        return "illegal", "not allowed now"
+        return Rule.ILLEGAL, "not allowed now"
 
-    def _diagnose_lead(self, seat: int, m: int) -> tuple[str, str]:
+    def _diagnose_lead(self, seat: int, m: int) -> tuple[Rule, str]:
         st = self._st
         v = st.variant
         tables = st.tables
         n = m.bit_count()
         if tables.follow:
             if n != 1:
-                return "lead-one-card", "lead exactly one card"
+                return Rule.LEAD_ONE_CARD, "lead exactly one card"
             if v.trump_lead_ban and not m & tables.plain_mask:
                 return (
-                    "trump-lead-banned",
+                    Rule.TRUMP_LEAD_BANNED,
                     f"seat {seat} may not lead a trump while it (or, by the exchange, its "
                     "partner) holds a plain card",
                 )
-            return "illegal", "not allowed now"
+            return Rule.ILLEGAL, "not allowed now"
         if not any(m & ~sm == 0 for sm in SUIT_MASK):
-            return "lead-one-suit", "a lead is one card or cards of one suit"
+            return Rule.LEAD_ONE_SUIT, "a lead is one card or cards of one suit"
         if n > v.max_lead:
             if tables.special_kind(m) and m == st.hands[seat]:
                 kind = v.specials[tables.special_kind(m) - 1]
                 return (
-                    "special-is-not-a-lead",
+                    Rule.SPECIAL_IS_NOT_A_LEAD,
                     f"four cards that form a {kind.value} are declared as '{kind.value}'",
                 )
-            return "lead-too-many", f"a lead holds at most {v.max_lead} cards"
-        return "illegal", "not allowed now"
+            return Rule.LEAD_TOO_MANY, f"a lead holds at most {v.max_lead} cards"
+        return Rule.ILLEGAL, "not allowed now"
 
-    def _diagnose_response(self, seat: int, vb: Verb, m: int) -> tuple[str, str]:
+    def _diagnose_response(self, seat: int, vb: Verb, m: int) -> tuple[Rule, str]:
         st = self._st
         tables = st.tables
         if tables.follow:
             if vb is not Verb.PLAY:
-                return "must-play", f"seat {seat} follows with 'play'"
+                return Rule.MUST_PLAY, f"seat {seat} follows with 'play'"
             if m.bit_count() != 1:
-                return "play-one-card", "play exactly one card"
+                return Rule.PLAY_ONE_CARD, "play exactly one card"
             if st.led_key == tables.TRUMP_KEY:
-                return "must-play-trump", "a trump was led: play a trump if you can"
+                return Rule.MUST_PLAY_TRUMP, "a trump was led: play a trump if you can"
             suit = Suit(st.led_key)
-            return "must-follow-suit", f"{suit} was led: follow suit if you can"
+            return Rule.MUST_FOLLOW_SUIT, f"{suit} was led: follow suit if you can"
         if vb not in (Verb.BEAT, Verb.DISCARD):
-            return "must-respond", f"seat {seat} responds with 'beat' or 'discard'"
+            return Rule.MUST_RESPOND, f"seat {seat} responds with 'beat' or 'discard'"
         if m.bit_count() != st.set_size:
-            return "wrong-card-count", f"play exactly {st.set_size} card(s), as many as the lead"
+            return Rule.WRONG_CARD_COUNT, f"play exactly {st.set_size} card(s), as many as the lead"
         if vb is Verb.BEAT:
             top = " ".join(str(c) for c in cards_of(st.top_mask))
-            return "does-not-beat", f"these cards cannot each beat a different card of {top}"
-        return "illegal", "not allowed now"
+            return Rule.DOES_NOT_BEAT, f"these cards cannot each beat a different card of {top}"
+        return Rule.ILLEGAL, "not allowed now"
 
-    def _diagnose_special(self, seat: int, vb: Verb, m: int) -> tuple[str, str]:
+    def _diagnose_special(self, seat: int, vb: Verb, m: int) -> tuple[Rule, str]:
         st = self._st
         v = st.variant
         tables = st.tables
         special = Special(vb.value)
         if special not in v.specials:
-            return "verb-not-in-variant", f"'{vb}' is not a {v.name} action"
+            return Rule.VERB_NOT_IN_VARIANT, f"'{vb}' is not a {v.name} action"
         kind = tables.special_kind(st.hands[seat])
         if m != st.hands[seat] or kind != tables.kind_of_special[special]:
-            return "not-a-special", f"a {special.value} is four cards in hand that form one"
+            return Rule.NOT_A_SPECIAL, f"a {special.value} is four cards in hand that form one"
         if st.declared_kind:
             declared = v.specials[st.declared_kind - 1].value
             if kind < st.declared_kind:
                 return (
-                    f"{special.value}-cannot-override-{declared}",
+                    Rule.MOLODKA_CANNOT_OVERRIDE_MOSCOW,
                     f"a {special.value} never overrides a declared {declared}",
                 )
             if kind == st.declared_kind:
                 return (
-                    "override-not-nearer",
+                    Rule.OVERRIDE_NOT_NEARER,
                     f"seat {seat} is not nearer than seat {st.leader} to seat {st.due_leader}, "
                     "who was due to lead",
                 )
-        return "illegal", "not allowed now"
+        return Rule.ILLEGAL, "not allowed now"
 
     # ------------------------------------------------------------------ views
 

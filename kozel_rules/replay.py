@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .action import Action
-from .errors import IllegalActionError, KozelError, RecordError
+from .errors import IllegalActionError, KozelError, RecordError, Rule
 from .match import Match
 from .result import DealResult
 
@@ -73,7 +73,7 @@ def replay(record: dict[str, Any]) -> dict[str, Any]:
             legal.append([str(a) for a in match.legal_actions()])
         try:
             if match.is_over:
-                raise IllegalActionError("the match is over", rule="match-over", action=text)
+                raise IllegalActionError("the match is over", rule=Rule.MATCH_OVER, action=text)
             match.apply(Action.parse(text))
         except ValueError as e:
             error = {"index": i, "action": text, "reason": f"malformed action: {e}"}
