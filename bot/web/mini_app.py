@@ -61,6 +61,7 @@ class MiniApp:
             web.get("/app/static/{name}", self.static),
             web.get("/api/state", self.state),
             web.post("/api/move", self.move),
+            web.post("/api/tap", self.tap),
             web.post("/api/back", self.back),
             web.get("/api/events", self.events),
         ]
@@ -110,8 +111,34 @@ class MiniApp:
             or len(cards) > 4
         ):
             raise web.HTTPBadRequest(text="bad move")
-        reply, made = await webapp.play(self.core, table_id, _person(user), ply, verb, cards)
+        reply, made = await webapp.move(self.core, table_id, _person(user), ply, verb, cards)
         return await self._answer(table_id, user, reply.text, made)
+
+    async def tap(self, request: web.Request) -> web.Response:
+        """A tap on a card with the page's selection: what the hand's tap rule makes of it
+        (select, refuse with the reason, or play at once; ``tap`` says which)."""
+        user, table_id = self._caller(request)
+        body = await _body(request)
+        ply, card, chosen = body.get("ply"), body.get("card"), body.get("chosen", [])
+        if (
+            not isinstance(ply, int)
+            or not isinstance(card, str)
+            or not isinstance(chosen, list)
+            or not all(isinstance(c, str) for c in chosen)
+            or len(chosen) > 4
+        ):
+            raise web.HTTPBadRequest(text="bad tap")
+        done = await webapp.tap_card(self.core, table_id, _person(user), ply, card, chosen)
+        page = await self._page(table_id, user)
+        return _json(
+            {
+                "ok": done.ok,
+                "tap": done.tap.kind,
+                "chosen": [str(c) for c in done.tap.chosen],
+                "text": done.reply.text,
+                "state": seat_state(page),
+            }
+        )
 
     async def back(self, request: web.Request) -> web.Response:
         user, table_id = self._caller(request)

@@ -14,19 +14,15 @@ from bot.render.chat import (
     score_screen,
     settings_screen,
 )
-from bot.render.hand import (
-    hand_closed_screen,
-    hand_screen,
-    illegal_text,
-    removed_screen,
-    turn_notice_screen,
-)
+from bot.render.hand import hand_closed_screen, hand_screen, removed_screen
 from bot.render.labels import SeatInfo
 from bot.render.lobby import lobby_closed_text, lobby_screen
+from bot.render.refusals import Refused, refusal_text
 from bot.render.results import deal_result_text, match_result_text
 from bot.render.table import table_screen
 from bot.screen import Screen
-from kozel_rules.errors import IllegalActionError
+from kozel_rules.card import Card
+from kozel_rules.errors import Rule
 from kozel_rules.match import Match
 
 SEATS = [
@@ -35,7 +31,6 @@ SEATS = [
     SeatInfo("Vera", away=True),
     SeatInfo("Gleb"),
 ]
-RULES = ("not-your-turn", "must-follow-suit", "does-not-beat", "no-such-rule")
 JOIN_URL = "https://t.me/kozel_bot?start=j7"
 TIMERS = (0, 30, 60, 120, 300)
 
@@ -113,8 +108,8 @@ def screens(t: Translator) -> list[str]:
         out.append(
             score_screen(t, view=done.view(None), deals=done.deal_results, seats=SEATS[:players])
         )
-    out += [illegal_text(t, IllegalActionError("x", rule=rule)) for rule in RULES]
-    out += [hand_closed_screen(t, "Club"), turn_notice_screen(t, "Club"), removed_screen(t)]
+    out += [refusal_text(t, reason, Card.parse("K♦")) for reason in (*Rule, *Refused)]
+    out += [hand_closed_screen(t, "Club"), removed_screen(t)]
     texts = []
     for item in out:
         if isinstance(item, Screen):
