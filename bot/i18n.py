@@ -244,11 +244,6 @@ def extract_keys(root: Path = REPO_ROOT) -> set[MessageKey]:
     }
 
 
-def catalog_languages(directory: Path | None = None) -> list[str]:
-    """The languages that have a catalog in ``directory``, in :data:`LANGUAGES` order."""
-    return [lang for lang in LANGUAGES if catalog_path(lang, directory).is_file()]
-
-
 def translation_problems(catalog: Catalog, template_keys: Iterable[MessageKey]) -> list[str]:
     """Everything wrong with one catalog measured against the template's message keys."""
     problems: list[str] = []

@@ -45,7 +45,7 @@ async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | No
     user = await remember(core, person)
     if chat.is_private:
         return Reply(user_t(user)._("Add me to a group and send /newgame there to open a table."))
-    record = await chat_record(core, chat, creator=user)
+    await chat_record(core, chat, creator=user)
     t = await chat_t(core, chat.chat_id)
     if person.shared is not None:
         return Reply(shared_refusal(t, person.shared))
@@ -65,7 +65,7 @@ async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | No
             chat_id=chat.chat_id,
             thread_id=chat.thread_id,  # everything the table says in the group goes there
             status=TableStatus.LOBBY,
-            variant=variant or record.settings.get("variant", core.settings.default_variant),
+            variant=variant or core.settings.default_variant,
             creator_id=person.user_id,
             seed=random.SystemRandom().randrange(2**31),
             seats=seats,

@@ -95,7 +95,6 @@ class SeatRecord:
     ai_level: str | None = None
     """``"random"``/``"basic"``/``"strong"`` for computer players, else None."""
     hand_message_id: int | None = None
-    notice_message_id: int | None = None
     timeouts: int = 0
     """Timeouts in a row."""
     away: bool = False
