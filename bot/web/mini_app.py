@@ -26,7 +26,7 @@ from ..service.live import TooManyWatchers
 from ..service.ports import Person
 from .auth import InitDataError, WebUser, check_init_data
 from .limits import RateLimit
-from .state import seat_state
+from .seat_json import seat_state
 from .strings import page_strings, too_many_text, unauthorized_text
 
 log = logging.getLogger(__name__)
