@@ -9,7 +9,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from kozel_rules.ai import LEVELS
 from kozel_rules.match import Match
+from kozel_rules.variant import STREET, Variant
 
 from ..lru import LRU
 from ..storage import Storage, TableRecord
@@ -29,8 +31,8 @@ class Settings:
     table_interval: float = 1.0  # a group's table waits this long for more moves to show at once
     hand_interval: float = 4.0  # ... and the hand of a player who only waits
     active_for: float = 30.0  # a player who pressed this recently needs no sound on their turn
-    default_ai_level: str = "strong"
-    default_variant: str = "street"
+    default_ai_level: str = LEVELS[-1]  # the strongest
+    default_variant: Variant = STREET
     timeout_scale: float = 1.0  # multiplies turn timers (tests run them fast)
     public_url: str | None = None  # the HTTPS base of the Mini App (None: no Mini App)
     webapp_name: str | None = None  # the Mini App's short name at @BotFather (direct links)

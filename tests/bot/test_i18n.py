@@ -453,9 +453,10 @@ def has_words(text: str) -> bool:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_rules_text(lang: str, variant: str) -> None:
+@pytest.mark.parametrize("name", VARIANTS)
+def test_rules_text(lang: str, name: str) -> None:
     t = get_translator(lang)
+    variant = VARIANTS[name]
     text = rules_text(t, variant)
     assert len(text) < RULES_BUDGET < TELEGRAM_LIMIT, (lang, variant, len(text))
     assert set(tags(text)) <= {"<b>", "</b>", "<i>", "</i>"} and balanced(text)
@@ -473,8 +474,8 @@ def test_rules_text(lang: str, variant: str) -> None:
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_names_and_summaries(lang: str) -> None:
     t = get_translator(lang)
-    names = [variant_name(t, v) for v in VARIANTS]
-    summaries = [variant_summary(t, v) for v in VARIANTS]
+    names = [variant_name(t, v) for v in VARIANTS.values()]
+    summaries = [variant_summary(t, v) for v in VARIANTS.values()]
     assert len(set(names)) == len(VARIANTS) and all(names)
     for summary in summaries:
         assert summary and "\n" not in summary and len(summary) <= SUMMARY_BUDGET, summary
@@ -483,7 +484,7 @@ def test_names_and_summaries(lang: str) -> None:
     assert len(set(suits)) == 4 and all(suits)
     if lang != SOURCE_LANGUAGE:
         en = get_translator("en")
-        assert names != [variant_name(en, v) for v in VARIANTS]
+        assert names != [variant_name(en, v) for v in VARIANTS.values()]
         assert suits != [suit_name(en, s) for s in "♠♥♦♣"]
 
 

@@ -24,6 +24,7 @@ from bot.screen import Screen
 from kozel_rules.card import Card
 from kozel_rules.errors import Rule
 from kozel_rules.match import Match
+from kozel_rules.variant import get_variant
 
 SEATS = [
     SeatInfo("Anna"),
@@ -54,7 +55,7 @@ def lobby(t: Translator, variant: str, seats: list[SeatInfo]) -> Screen:
         t,
         table_id=7,
         version=3,
-        variant=variant,
+        variant=get_variant(variant),
         seats=seats,
         creator="Anna",
         join_url=JOIN_URL,
@@ -72,7 +73,7 @@ def screens(t: Translator) -> list[str]:
         language_screen(t, t.lang),
         settings_screen(t, 60, TIMERS),
     ]
-    out += [rules_screen(t, v) for v in ("ziege", "street", "moscow")]
+    out += [rules_screen(t, get_variant(v)) for v in ("ziege", "street", "moscow")]
     for variant, players in (("ziege", 4), ("street", 4), ("moscow", 3)):
         match = played(variant, players, 7)
         out.append(table_screen(t, view=match.view(None), seats=SEATS[:players]))
