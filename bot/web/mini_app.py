@@ -102,14 +102,8 @@ class MiniApp:
     async def move(self, request: web.Request) -> web.Response:
         user, table_id = self._caller(request)
         body = await _body(request)
-        ply, verb, cards = body.get("ply"), body.get("verb"), body.get("cards")
-        if (
-            not isinstance(ply, int)
-            or not isinstance(verb, str)
-            or not isinstance(cards, list)
-            or not all(isinstance(c, str) for c in cards)
-            or len(cards) > 4
-        ):
+        ply, verb, cards = body.get("ply"), body.get("verb"), _cards(body.get("cards"))
+        if not isinstance(ply, int) or not isinstance(verb, str) or cards is None:
             raise web.HTTPBadRequest(text="bad move")
         reply, made = await webapp.move(self.core, table_id, _person(user), ply, verb, cards)
         return await self._answer(table_id, user, reply.text, made)
@@ -119,25 +113,13 @@ class MiniApp:
         (select, refuse with the reason, or play at once; ``tap`` says which)."""
         user, table_id = self._caller(request)
         body = await _body(request)
-        ply, card, chosen = body.get("ply"), body.get("card"), body.get("chosen", [])
-        if (
-            not isinstance(ply, int)
-            or not isinstance(card, str)
-            or not isinstance(chosen, list)
-            or not all(isinstance(c, str) for c in chosen)
-            or len(chosen) > 4
-        ):
+        ply, card, chosen = body.get("ply"), body.get("card"), _cards(body.get("chosen", []))
+        if not isinstance(ply, int) or not isinstance(card, str) or chosen is None:
             raise web.HTTPBadRequest(text="bad tap")
         done = await webapp.tap_card(self.core, table_id, _person(user), ply, card, chosen)
-        page = await self._page(table_id, user)
-        return _json(
-            {
-                "ok": done.ok,
-                "tap": done.tap.kind,
-                "chosen": [str(c) for c in done.tap.chosen],
-                "text": done.reply.text,
-                "state": seat_state(page),
-            }
+        now_chosen = [str(c) for c in done.tap.chosen]
+        return await self._answer(
+            table_id, user, done.reply.text, done.ok, tap=done.tap.kind, chosen=now_chosen
         )
 
     async def back(self, request: web.Request) -> web.Response:
@@ -145,9 +127,11 @@ class MiniApp:
         reply = await webapp.come_back(self.core, table_id, _person(user))
         return await self._answer(table_id, user, reply.text, not reply.alert)
 
-    async def _answer(self, table_id: int, user: WebUser, text: str, ok: bool) -> web.Response:
+    async def _answer(
+        self, table_id: int, user: WebUser, text: str, ok: bool, **more: object
+    ) -> web.Response:
         page = await self._page(table_id, user)
-        return _json({"ok": ok, "text": text, "state": seat_state(page)})
+        return _json({"ok": ok, "text": text, **more, "state": seat_state(page)})
 
     # ---------------------------------------------------------------- live
 
@@ -221,6 +205,13 @@ def _unverified_language(raw: str | None) -> str:
     except ValueError:
         code = None
     return negotiate(code if isinstance(code, str) else None)
+
+
+def _cards(value: object) -> list[str] | None:
+    """At most four card texts, as the page sends them (None: anything else)."""
+    if not isinstance(value, list) or len(value) > 4 or not all(isinstance(c, str) for c in value):
+        return None
+    return value
 
 
 async def _body(request: web.Request) -> dict[str, Any]:
