@@ -17,14 +17,8 @@ from contextlib import chdir
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .i18n import (
-    LANGUAGES,
-    PLURAL_FORMS,
-    SOURCE_LANGUAGE,
-    catalog_path,
-    compile_catalog,
-    read_catalog,
-)
+from .i18n import LANGUAGES, PLURAL_FORMS, SOURCE_LANGUAGE, catalog_path, read_catalog
+from .i18n import _compile as compile_catalog  # check compiles each catalog as the bot does
 
 if TYPE_CHECKING:
     from babel.messages.catalog import Catalog

@@ -130,7 +130,7 @@ class Translator:
             return source.format(**fields)
 
 
-def compile_catalog(catalog: Catalog) -> gettext.GNUTranslations:
+def _compile(catalog: Catalog) -> gettext.GNUTranslations:
     """Compile a Babel catalog in memory, leaving out fuzzy and incomplete entries."""
     from babel.messages.mofile import write_mo
 
@@ -166,7 +166,7 @@ def load_translations(lang: str, directory: Path | None = None) -> gettext.NullT
             log.warning("no %s catalog at %s; using English", lang, path)
         return gettext.NullTranslations()
     try:
-        return compile_catalog(read_catalog(path, lang))
+        return _compile(read_catalog(path, lang))
     except (OSError, UnicodeDecodeError, PoFileError):
         log.exception("cannot load the %s catalog %s; using English", lang, path)
         return gettext.NullTranslations()
