@@ -174,25 +174,22 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
     except Unreachable:
         await _unreachable(core, table_id, seat)
         return []
-    old = [record.hand_message_id] if sent is not None else []
-    old += [record.notice_message_id]  # a turn notice from before hands carried the turn
-    if sent is None and record.notice_message_id is None:
+    if sent is None:
         return []
+    old = [record.hand_message_id]
     owner = record.user_id
     kept: list[bool] = []
     await _remember(core, table_id, lambda fresh: kept.append(_set_hand(fresh, seat, sent, owner)))
-    if not all(kept) and sent is not None:
+    if not all(kept):
         old.append(sent)  # the player was removed meanwhile: this hand is nobody's now
     return [d for message_id in old for d in feed.delete(chat, message_id)]
 
 
-def _set_hand(table: TableRecord, seat: int, message_id: int | None, owner: int) -> bool:
+def _set_hand(table: TableRecord, seat: int, message_id: int, owner: int) -> bool:
     """Store the seat's new hand message; False if the seat has another owner by now."""
     if seat >= len(table.seats) or table.seats[seat].user_id != owner:
         return False
-    if message_id is not None:
-        table.seats[seat].hand_message_id = message_id
-    table.seats[seat].notice_message_id = None
+    table.seats[seat].hand_message_id = message_id
     return True
 
 

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from kozel_rules.variant import VARIANTS
+from kozel_rules.variant import VARIANTS, Variant
 
 from ..callback import Callback, Op
 from ..i18n import Translator, get_translator
@@ -51,7 +51,7 @@ async def record(core: Core, match: MatchRecord) -> int:
 
 @dataclass(frozen=True)
 class LadderQuery:
-    variant: str | None = None
+    variant: Variant | None = None
     season: int | None = None
 
 
@@ -61,11 +61,11 @@ _SEASON_ARG = re.compile(r"^(?:s|season|#)?(\d{1,6})$", re.IGNORECASE)
 def parse_query(t: Translator, args: Sequence[str]) -> LadderQuery | None:
     """``[variant] [season]`` in any order: a variant's code or (translated) name, and a
     season as ``2``, ``s2`` or ``#2``. None when an argument is neither."""
-    variant: str | None = None
+    variant: Variant | None = None
     season: int | None = None
+    names = VARIANTS | {variant_name(t, v).lower(): v for v in VARIANTS.values()}
     for arg in args:
         word = arg.strip().lower()
-        names = {v: v for v in VARIANTS} | {variant_name(t, v).lower(): v for v in VARIANTS}
         if word in names and variant is None:
             variant = names[word]
             continue
@@ -100,7 +100,7 @@ async def top(core: Core, chat: ChatInfo, person: Person, args: Sequence[str]) -
     query = parse_query(t, args)
     if query is None:
         return Reply(render_ladder.usage_text(t, "top"))
-    scope = query.variant or ALL_VARIANTS
+    scope = query.variant.name if query.variant else ALL_VARIANTS
     me = player_key(person.user_id, None)
 
     async def read() -> LadderBoard:
@@ -249,7 +249,10 @@ async def history(core: Core, chat: ChatInfo, person: Person, args: Sequence[str
 
     async def read() -> HistoryPage:
         return await core.storage.ladder.history_page(
-            chat.chat_id, season=query.season, variant=query.variant, limit=HISTORY_SIZE
+            chat.chat_id,
+            season=query.season,
+            variant=query.variant.name if query.variant else None,
+            limit=HISTORY_SIZE,
         )
 
     page = await _rated(core, chat.chat_id, read)

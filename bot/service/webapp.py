@@ -1,6 +1,7 @@
-"""The Mini App's use cases: a seated player's own view of their table, and moves made from
-the page. Moves go through the very use cases the hand's buttons use (``moves``), so the
-page gets the same checks, the same commit-before-tell and the same outbox.
+"""The Mini App's use cases: a seated player's own view of their table, and moves and taps
+made from the page. Moves go through the one play command the hand's buttons use (``play``),
+taps through the hand's tap rule (``tap``), so the page gets the same checks, the same
+commit-before-tell and the same outbox.
 """
 
 from __future__ import annotations
@@ -9,20 +10,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kozel_rules.action import Action, Verb
-from kozel_rules.card import Card
+from kozel_rules.card import Card, parse_cards
 from kozel_rules.match import Match
 
-from ..callback import Callback, Op, encode_action
+from ..callback import Callback, Op
 from ..i18n import Translator, get_translator, negotiate
 from ..render.labels import SeatInfo
+from ..render.refusals import Refused
 from ..render.results import match_result_text
 from ..storage import TableRecord, TableStatus
 from . import feed, moves
 from .core import Core
 from .people import chat_title, remember, seat_infos, seat_of_user, user_t
+from .play import answer, find_seat, play, refusal
 from .ports import ChatInfo, Person
 from .reply import Press, Reply
 from .retry import retry_stale
+from .tap import Tap, tap
 
 
 class NotSeated(Exception):
@@ -99,36 +103,60 @@ def _press(table_id: int, ply: int, op: Op, arg: str, person: Person) -> Press:
     return Press(Callback(table_id, ply, op, arg), person, chat, _never_admin)
 
 
-@retry_stale
-async def play(
+async def move(
     core: Core, table_id: int, person: Person, ply: int, verb: str, cards: Sequence[str]
 ) -> tuple[Reply, bool]:
-    """A move chosen in the page, checked and committed by the hand's own use case; says
+    """A move chosen in the page: the one play command, as the hand's buttons use it; says
     whether it was made (a stale or refused move answers without an alert too)."""
     t = user_t(await remember(core, person, private=True))
-    invalid = Reply(t._("This button is not valid."), alert=True)
     try:
-        action = Action.make(0, Verb(verb), [Card.parse(c) for c in cards])
-    except (ValueError, KeyError):
-        return invalid, False
+        action = Action.make(0, Verb(verb), _cards(cards))
+    except ValueError:
+        return refusal(t, Refused.INVALID), False
     if not 1 <= len(action.cards) <= 4 or len(set(action.cards)) != len(action.cards):
-        return invalid, False
-    before = await _history(core, table_id, person)
-    reply = await moves.act(core, _press(table_id, ply, Op.ACT, encode_action(action), person))
-    after = await _history(core, table_id, person)
-    if before is None or after is None:
-        return reply, False
-    seat, history = after
-    return reply, str(action._replace(seat=seat)) in history[len(before[1]) :]
+        return refusal(t, Refused.INVALID), False
+    outcome = await play(core, table_id, person.user_id, ply, action)
+    return answer(t, outcome), outcome.made
 
 
-async def _history(core: Core, table_id: int, person: Person) -> tuple[int, list[str]] | None:
-    """The person's seat and the match's actions so far (to tell whether a move was made)."""
-    table = await core.storage.tables.get(table_id)
-    seat = None if table is None else seat_of_user(table, person.user_id)
-    if table is None or seat is None or table.match_state is None:
-        return None
-    return seat, core.match_of(table).history
+@dataclass(frozen=True)
+class Tapped:
+    """What a tap in the page did: the tap rule's verdict, and the answer to show."""
+
+    tap: Tap
+    reply: Reply
+    ok: bool = False  # selected, or played
+
+
+async def tap_card(
+    core: Core, table_id: int, person: Person, ply: int, card: str, chosen: Sequence[str]
+) -> Tapped:
+    """A tap on a card in the page, with the cards the page has chosen: the hand's own tap
+    rule; a tap that plays goes through the one play command."""
+    t = user_t(await remember(core, person, private=True))
+    try:
+        tapped, picked = Card.parse(card), _cards(chosen)
+    except ValueError:
+        return Tapped(Tap(refused=Refused.INVALID), refusal(t, Refused.INVALID))
+    async with core.table_lock(table_id):
+        found = await find_seat(core, table_id, person.user_id, ply)
+    if isinstance(found, Refused):
+        return Tapped(Tap(chosen=tuple(picked), refused=found), refusal(t, found))
+    verdict = tap(found.match, found.seat, picked, tapped)
+    if verdict.refused is not None:  # the page's selection stays as it was
+        kept = Tap(chosen=tuple(picked), refused=verdict.refused)
+        return Tapped(kept, refusal(t, verdict.refused, tapped))
+    if verdict.play is None:
+        return Tapped(verdict, Reply(), ok=True)
+    outcome = await play(core, table_id, person.user_id, ply, verdict.play)
+    return Tapped(verdict, answer(t, outcome), outcome.made)
+
+
+def _cards(texts: Sequence[str]) -> tuple[Card, ...]:
+    """Cards as the page writes them (ValueError for anything else, or more than a hand)."""
+    if len(texts) > 4:
+        raise ValueError("more cards than a hand holds")
+    return parse_cards(texts)
 
 
 @retry_stale

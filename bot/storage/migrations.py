@@ -33,6 +33,7 @@ from bot.storage.sqlite_schema import (
     SCHEMA_V6,
     SCHEMA_V7,
     SCHEMA_V8,
+    SCHEMA_V9,
 )
 
 
@@ -91,6 +92,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "timers: what each table waits for, claimed by one worker at a time",
         SCHEMA_V8,
         postgres=pg_schema.V8,
+    ),
+    Migration(
+        9,
+        "seats lose the turn notice's message (the hand carries the turn)",
+        SCHEMA_V9,
+        postgres=pg_schema.V9,
     ),
 )
 

@@ -268,3 +268,7 @@ CREATE TABLE timers (
 );
 CREATE INDEX timers_due ON timers (due_at);
 """
+
+V9 = """
+ALTER TABLE seats DROP COLUMN notice_message_id;
+"""

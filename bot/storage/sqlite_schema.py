@@ -287,3 +287,9 @@ CREATE TABLE timers (
 ) WITHOUT ROWID;
 CREATE INDEX timers_due ON timers (due_at);
 """
+
+# A turn notice was a message of its own until the hand carried the turn; its column was only
+# ever cleared since. Such an old notice, if any is left, stays in the chat.
+SCHEMA_V9 = """
+ALTER TABLE seats DROP COLUMN notice_message_id;
+"""

@@ -13,7 +13,6 @@ import json
 import logging
 import signal
 import sys
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from typing import TypeVar
@@ -25,6 +24,7 @@ from telegram.error import BadRequest, InvalidToken, NetworkError, RetryAfter
 from telegram.ext import Application
 
 from ..config import Config
+from ..lru import LRU
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -50,28 +50,8 @@ def webhook_path(url: str) -> str:
     return urlsplit(url).path or "/"
 
 
-class _Recent:
-    """The last few update ids taken (oldest forgotten first)."""
-
-    def __init__(self, size: int) -> None:
-        self._ids: OrderedDict[int, None] = OrderedDict()
-        self._size = size
-
-    def add(self, update_id: int) -> bool:
-        """False when the id was already taken."""
-        if update_id in self._ids:
-            return False
-        self._ids[update_id] = None
-        if len(self._ids) > self._size:
-            self._ids.popitem(last=False)
-        return True
-
-    def discard(self, update_id: int) -> None:
-        self._ids.pop(update_id, None)
-
-
 def routes(application: Application, *, path: str, secret: str) -> list[web.RouteDef]:  # type: ignore[type-arg]
-    recent = _Recent(RECENT_UPDATES)
+    recent: LRU[int, None] = LRU(RECENT_UPDATES)  # the update ids taken lately
 
     async def receive(request: web.Request) -> web.Response:
         if not secret_matches(request.headers.get(SECRET_HEADER), secret):
@@ -85,12 +65,13 @@ def routes(application: Application, *, path: str, secret: str) -> list[web.Rout
             update = Update.de_json(data, application.bot)
         except Exception:  # any malformed body: refuse it, change nothing
             return web.Response(status=400, text="not a Telegram update\n")
-        if not recent.add(update.update_id):
+        if update.update_id in recent:
             return web.Response(text="ok\n")  # a repeated delivery: already taken
+        recent.put(update.update_id, None)
         try:
             await application.process_update(update)
         except Exception:
-            recent.discard(update.update_id)
+            recent.pop(update.update_id)
             log.exception("update %d failed; Telegram will send it again", update.update_id)
             return web.Response(status=500, text="failed\n")
         return web.Response(text="ok\n")

@@ -26,7 +26,7 @@ from ..service.live import TooManyWatchers
 from ..service.ports import Person
 from .auth import InitDataError, WebUser, check_init_data
 from .limits import RateLimit
-from .state import seat_state
+from .seat_json import seat_state
 from .strings import page_strings, too_many_text, unauthorized_text
 
 log = logging.getLogger(__name__)
@@ -61,6 +61,7 @@ class MiniApp:
             web.get("/app/static/{name}", self.static),
             web.get("/api/state", self.state),
             web.post("/api/move", self.move),
+            web.post("/api/tap", self.tap),
             web.post("/api/back", self.back),
             web.get("/api/events", self.events),
         ]
@@ -101,26 +102,36 @@ class MiniApp:
     async def move(self, request: web.Request) -> web.Response:
         user, table_id = self._caller(request)
         body = await _body(request)
-        ply, verb, cards = body.get("ply"), body.get("verb"), body.get("cards")
-        if (
-            not isinstance(ply, int)
-            or not isinstance(verb, str)
-            or not isinstance(cards, list)
-            or not all(isinstance(c, str) for c in cards)
-            or len(cards) > 4
-        ):
+        ply, verb, cards = body.get("ply"), body.get("verb"), _cards(body.get("cards"))
+        if not isinstance(ply, int) or not isinstance(verb, str) or cards is None:
             raise web.HTTPBadRequest(text="bad move")
-        reply, made = await webapp.play(self.core, table_id, _person(user), ply, verb, cards)
+        reply, made = await webapp.move(self.core, table_id, _person(user), ply, verb, cards)
         return await self._answer(table_id, user, reply.text, made)
+
+    async def tap(self, request: web.Request) -> web.Response:
+        """A tap on a card with the page's selection: what the hand's tap rule makes of it
+        (select, refuse with the reason, or play at once; ``tap`` says which)."""
+        user, table_id = self._caller(request)
+        body = await _body(request)
+        ply, card, chosen = body.get("ply"), body.get("card"), _cards(body.get("chosen", []))
+        if not isinstance(ply, int) or not isinstance(card, str) or chosen is None:
+            raise web.HTTPBadRequest(text="bad tap")
+        done = await webapp.tap_card(self.core, table_id, _person(user), ply, card, chosen)
+        now_chosen = [str(c) for c in done.tap.chosen]
+        return await self._answer(
+            table_id, user, done.reply.text, done.ok, tap=done.tap.kind, chosen=now_chosen
+        )
 
     async def back(self, request: web.Request) -> web.Response:
         user, table_id = self._caller(request)
         reply = await webapp.come_back(self.core, table_id, _person(user))
         return await self._answer(table_id, user, reply.text, not reply.alert)
 
-    async def _answer(self, table_id: int, user: WebUser, text: str, ok: bool) -> web.Response:
+    async def _answer(
+        self, table_id: int, user: WebUser, text: str, ok: bool, **more: object
+    ) -> web.Response:
         page = await self._page(table_id, user)
-        return _json({"ok": ok, "text": text, "state": seat_state(page)})
+        return _json({"ok": ok, "text": text, **more, "state": seat_state(page)})
 
     # ---------------------------------------------------------------- live
 
@@ -194,6 +205,13 @@ def _unverified_language(raw: str | None) -> str:
     except ValueError:
         code = None
     return negotiate(code if isinstance(code, str) else None)
+
+
+def _cards(value: object) -> list[str] | None:
+    """At most four card texts, as the page sends them (None: anything else)."""
+    if not isinstance(value, list) or len(value) > 4 or not all(isinstance(c, str) for c in value):
+        return None
+    return value
 
 
 async def _body(request: web.Request) -> dict[str, Any]:

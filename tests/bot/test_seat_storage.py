@@ -141,3 +141,34 @@ async def test_people_seated_twice_before_the_rule_keep_their_newest_seat(db_pat
         assert finished is not None and finished.seats[0].user_id == 9  # history untouched
     finally:
         await store.close()
+
+
+async def test_version_9_drops_the_turn_notice_column_and_keeps_the_seats(db_path: str) -> None:
+    async with aiosqlite.connect(db_path, isolation_level=None) as conn:
+        await apply_migrations(conn, MIGRATIONS[:8])  # before the column went (9)
+    conn = sqlite3.connect(db_path)
+    try:
+        conn.execute(
+            "INSERT INTO game_tables (id, chat_id, status, variant, creator_id, seed, version, "
+            "created_at, updated_at) VALUES (1, -1, 'playing', 'street', 9, 1, 1, 0, 0)"
+        )
+        conn.execute(
+            "INSERT INTO seats (table_id, seat, user_id, name, hand_message_id, "
+            "notice_message_id, active) VALUES (1, 0, 9, 'Nine', 55, 77, 1)"
+        )
+        conn.commit()
+    finally:
+        conn.close()
+    store = await SqliteStorage.open(db_path)
+    try:
+        table = await store.tables.get(1)
+        assert table is not None and table.seats[0].hand_message_id == 55
+        assert table.seats[0].user_id == 9 and table.seats[0].name == "Nine"
+    finally:
+        await store.close()
+    conn = sqlite3.connect(db_path)
+    try:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(seats)")}
+    finally:
+        conn.close()
+    assert "notice_message_id" not in columns and "hand_message_id" in columns

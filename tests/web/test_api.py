@@ -211,6 +211,57 @@ async def test_a_move_out_of_turn_or_malformed_is_refused(
     assert (await reload(core, table)).match_state == table.match_state
 
 
+async def test_a_tap_in_the_page_follows_the_hands_tap_rule(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    """``POST /api/tap``: the server says what a tap does with the page's selection: select,
+    refuse (with the reason), or play at once — the hand's own rule."""
+
+    def by_index(texts: list[str]) -> list[str]:
+        return sorted(texts, key=lambda text: int(Card.parse(text)))
+
+    table = await seat_four(core)
+    match = core.match_of(table)
+    seat = match.to_move
+    assert seat is not None
+    params, hand = {"table": table.id}, match.view(seat).hand
+
+    async def tap(user: int, card: str, chosen: list[str]) -> dict[str, Any]:
+        body = {"ply": match.ply, "card": card, "chosen": chosen}
+        response = await client.post("/api/tap", params=params, headers=auth(user), json=body)
+        assert response.status == 200, await response.text()
+        data: dict[str, Any] = await response.json()
+        return data
+
+    waiting = person_at(table, (seat + 1) % 4)
+    other_card = str(match.view((seat + 1) % 4).hand[0])
+    refused = await tap(waiting, other_card, [])
+    assert refused["tap"] == "refuse" and refused["ok"] is False
+    assert refused["text"] == "Not your turn yet."
+    mover = person_at(table, seat)
+    absent = next(str(c) for c in CARDS if c not in hand)
+    assert (await tap(mover, absent, []))["text"] == "That card is not in your hand."
+    # Cards of one suit, one by one: chosen until they can be led one way only, then played.
+    suit = [str(c) for c in hand if c.suit == hand[0].suit]
+    chosen: list[str] = []
+    for card in suit:
+        data = await tap(mover, card, chosen)
+        if data["tap"] == "play":
+            break
+        assert data["tap"] == "select" and data["ok"] is True
+        assert by_index(data["chosen"]) == by_index([*chosen, card])
+        assert data["state"]["ply"] == match.ply
+        chosen = data["chosen"]
+    assert data["tap"] == "play" and data["ok"] is True and data["text"].startswith("Played: ")
+    assert data["state"]["ply"] == match.ply + 1
+    assert data["state"]["trick"]["plays"][0]["cards"] == by_index([*chosen, card])
+    stale = await tap(mover, str(hand[-1]), [])
+    assert stale["ok"] is False and stale["tap"] == "refuse" and "out of date" in stale["text"]
+    for bad in [{"ply": 0}, {"ply": 0, "card": "K♠", "chosen": "K♠"}, [1]]:
+        response = await client.post("/api/tap", params=params, headers=auth(mover), json=bad)
+        assert response.status == 400
+
+
 async def read_state(stream: Any) -> dict[str, Any]:
     """The next ``state`` event of an event stream."""
     while True:

@@ -14,6 +14,7 @@ from html import unescape
 from typing import Any
 
 from kozel_rules.action import Action
+from kozel_rules.variant import get_variant
 from kozel_rules.view import PlayView, SeatView, TrickView
 
 from ..i18n import Translator
@@ -128,7 +129,7 @@ def seat_state(page: SeatPage, *, now: float | None = None) -> dict[str, Any]:
         "ply": page.match.ply,
         "status": str(table.status),
         "seat": seat,
-        "title": plain(variant_name(t, view.variant)) + " · " + page.chat_title,
+        "title": plain(variant_name(t, get_variant(view.variant))) + " · " + page.chat_title,
         "chat": page.chat_title,
         "deal": view.deal_number,
         "trump": view.trump.symbol if view.trump is not None else None,
