@@ -25,7 +25,7 @@ from .screen import Screen
 from .service import ladder
 from .service.core import Core, Settings
 from .service.ladder import StatsTarget
-from .service.ports import ChatInfo, Due, Person
+from .service.ports import ChatInfo, Person
 from .service.rating import rate
 from .storage import ChatRecord, MatchPlayerRecord, MatchRecord, SqliteStorage, UserRecord
 
@@ -59,13 +59,7 @@ class _Quiet:
     async def delete(self, chat_id: int, message_id: int) -> None:
         return None
 
-    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
-        return None
-
-    def schedule(self, slot: str, delay: float, due: Due) -> None:
-        return None
-
-    def cancel(self, slot: str) -> None:
+    def wake_by(self, at: float) -> None:
         return None
 
 
