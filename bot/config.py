@@ -1,10 +1,7 @@
 """The bot's settings, written once: each field of ``Config`` carries its environment variable,
-default, help text and allowed range (``setting``). The parser (``Config.from_env``),
-``kozel-bot --help`` and the README's settings table (``python -m bot.config --markdown``, kept
-in step by a test) all come from that one table. No telegram import; read once at start.
-
-Secrets (the token, the webhook secret, a password in the database URL) never show in a
-``repr`` or ``str`` of the configuration, nor of anything built from it (``core.Settings``).
+default, help text and allowed range (``setting``); the parser (``Config.from_env``), ``kozel-bot
+--help`` and the README's table (``python -m bot.config --markdown``) all come from it. Secrets
+(the token, the webhook secret, a database password) never show in a ``repr`` or ``str``.
 """
 
 from __future__ import annotations
@@ -22,14 +19,10 @@ from urllib.parse import urlsplit, urlunsplit
 T = TypeVar("T")
 
 _SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
-_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 class ConfigError(Exception):
     """The environment does not describe a runnable bot (one line for the operator)."""
-
-
-# ------------------------------------------------------------------ how a setting is read
 
 
 Check = Callable[[str, str], str]  # (variable, value) -> the value to use; raises ConfigError
@@ -56,26 +49,15 @@ class Spec:
         return ""
 
 
-def setting(
-    env: str,
-    default: T,
-    help: str,
-    *,
-    at_least: float | None = None,
-    above: float | None = None,
-    check: Check | None = None,
-    shown: str | None = None,
-    secret: bool = False,
-    required: str | None = None,
-) -> T:
-    """A field of ``Config`` read from ``env`` (``default`` when unset or empty)."""
-    spec = Spec(env, help, at_least, above, check, shown, secret, required)
-    return field(default=default, metadata={"setting": spec})
+def setting(env: str, default: T, help: str, **details: Any) -> T:
+    """A field of ``Config`` read from ``env`` (``default`` when unset or empty); ``details``
+    are the rest of its ``Spec``."""
+    return field(default=default, metadata={"setting": Spec(env, help, **details)})
 
 
 def _log_level(name: str, value: str) -> str:
     level = value.upper()
-    if level not in _LEVELS:
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise ConfigError(f"{name} must be DEBUG, INFO, WARNING or ERROR, not {level!r}")
     return level
 
@@ -356,7 +338,7 @@ def _number(spec: Spec, raw: str, kind: type[float] | type[int]) -> float:
 
 # ------------------------------------------------------------------ the settings, described
 
-# Read where it is used, not by ``Config``: the catalogs load before any setting is read.
+# Read by ``bot.i18n`` itself: its catalog tools run without a bot (nor a token).
 ELSEWHERE = (
     Spec(
         "KOZEL_LOCALES",
