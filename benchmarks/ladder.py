@@ -29,7 +29,7 @@ from bot.screen import Screen
 from bot.service import ladder
 from bot.service.core import Core, Settings
 from bot.service.ladder import StatsTarget
-from bot.service.ports import ChatInfo, Due, Person
+from bot.service.ports import ChatInfo, Person
 from bot.service.rating import rate
 from bot.storage import ChatRecord, MatchPlayerRecord, MatchRecord, SqliteStorage, UserRecord
 from kozel_rules.ai import LEVELS
@@ -64,13 +64,7 @@ class _Quiet:
     async def delete(self, chat_id: int, message_id: int) -> None:
         return None
 
-    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
-        return None
-
-    def schedule(self, slot: str, delay: float, due: Due) -> None:
-        return None
-
-    def cancel(self, slot: str) -> None:
+    def wake_by(self, at: float) -> None:
         return None
 
 

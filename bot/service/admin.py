@@ -80,8 +80,7 @@ async def close_table(
         await core.storage.tables.save(
             table, expected_version=table.version, log=[entry], owe=owe, timers=[]
         )
-    core.table_changed(table_id)
-    turns.forget(core, table_id)
+    core.table_changed(table_id)  # its timers went with the save
     return True
 
 

@@ -6,13 +6,14 @@ import asyncio
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from kozel_rules.ai import LEVELS
 from kozel_rules.match import Match
 from kozel_rules.variant import STREET, Variant
 
+from ..config import Config
 from ..lru import LRU
 from ..storage import Storage, TableRecord
 from .budget import Budget, Budgeted
@@ -24,20 +25,21 @@ MATCHES_KEPT = 256  # loaded matches kept in memory (a cache: any one can be loa
 SHOWN_KEPT = 4096  # what the newest messages show, to skip edits that would change nothing
 
 
-@dataclass(frozen=True)
-class Settings:
+@dataclass(frozen=True, repr=False)  # Config's repr, which hides the secrets
+class Settings(Config):
+    """The configuration as the use cases see it: every setting of ``Config`` (its defaults
+    are written there, once), and what the bot learns at start or keeps fixed."""
+
     bot_username: str = "kozel_bot"
-    ai_delay: float = 1.2  # a computer player's pause before it moves, so people can follow
-    table_interval: float = 1.0  # a group's table waits this long for more moves to show at once
-    hand_interval: float = 4.0  # ... and the hand of a player who only waits
     active_for: float = 30.0  # a player who pressed this recently needs no sound on their turn
     default_ai_level: str = LEVELS[-1]  # the strongest
     default_variant: Variant = STREET
-    timeout_scale: float = 1.0  # multiplies turn timers (tests run them fast)
-    public_url: str | None = None  # the HTTPS base of the Mini App (None: no Mini App)
-    webapp_name: str | None = None  # the Mini App's short name at @BotFather (direct links)
-    lobby_expiry: float = 1800.0  # seconds a lobby may stay unchanged before it is closed
-    idle_match: float = 86400.0  # ... and a running match without a move, before it is abandoned
+
+    @classmethod
+    def of(cls, config: Config, *, bot_username: str) -> Settings:
+        """The running bot's settings: ``config`` as read at start, and its username."""
+        read = {f.name: getattr(config, f.name) for f in fields(Config)}
+        return cls(**read, bot_username=bot_username)
 
 
 class Core:

@@ -251,11 +251,12 @@ async def _unreachable(core: Core, table_id: int, seat: int) -> None:
         )
         await turns.plan_deadlines(core, table, match)
         entry = LogEntry(LogKind.UNREACHABLE, match.ply, seat, "blocked", by=Actor.SYSTEM)
+        timers = turns.timer_rows(core, table, match)
         await core.storage.tables.save(
             table,
             expected_version=table.version,
             log=[entry],
             owe=[feed.group_table(core, table)],
-            timers=turns.timer_rows(core, table, match),
+            timers=timers,
         )
-    turns.arm(core, table, match)
+    turns.wake(core, timers)

@@ -72,17 +72,18 @@ async def new_game(core: Core, chat: ChatInfo, person: Person, name: str | None)
             seed=random.SystemRandom().randrange(2**31),
             seats=seats,
         )
+        timers = turns.timer_rows(core, table)
         try:
             await core.storage.tables.create(
-                table, owe=[feed.lobby(table, renew=True)], timers=turns.timer_rows(core, table)
+                table, owe=[feed.lobby(table, renew=True)], timers=timers
             )
         except SeatedElsewhereError:  # seated in another chat a moment ago: open it unseated
             table.seats = []
             await core.storage.tables.create(
-                table, owe=[feed.lobby(table, renew=True)], timers=turns.timer_rows(core, table)
+                table, owe=[feed.lobby(table, renew=True)], timers=timers
             )
     core.wake_sender()
-    turns.arm_expiry(core, table)
+    turns.wake(core, timers)
     return Reply()
 
 
@@ -310,8 +311,8 @@ async def start(core: Core, lobby: Lobby) -> Reply:
     await turns.plan_deadlines(core, table, match)
     entry = LogEntry(LogKind.START, 0, None, table.variant, by=Actor.PERSON)
     started = Change(started=True)
+    # Its expiry is stored with it: from now on, a match nobody plays.
     await save_change(core, table, match, started, log=[entry], extra=[feed.lobby(table)])
-    turns.arm_expiry(core, table)  # from now on: a match nobody plays
     return Reply(t._("The match begins!"))
 
 

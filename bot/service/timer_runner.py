@@ -1,10 +1,10 @@
 """Runs the stored timers (computer moves, turn timers, expiries) of every table, whichever
 worker set them: it claims the due rows for a while, runs each, then finishes it.
 
-It is the service's ``Scheduler``: a change this process saved asks it to wake at its next
-due time (the row itself is already stored with the change). Timers other workers set are
-found by looking again at least every ``poll`` seconds. A worker that dies holding claims
-leaves them to run out; then any worker claims them again.
+It is the service's ``Scheduler``: a change this process saved tells it when its soonest
+timer is due (the row itself is already stored with the change), so the loop looks by then.
+Timers other workers set are found by looking again at least every ``poll`` seconds. A
+worker that dies holding claims leaves them to run out; then any worker claims them again.
 """
 
 from __future__ import annotations
@@ -39,23 +39,21 @@ class TimerRunner:
         self._wake = asyncio.Event()
         self._sleeping_until = 0.0
         self.fired = 0
-
-    # The Scheduler port: the store holds the timers, this only wakes the loop in time.
+        self.failed = 0  # timers that raised (left claimed, tried again later)
 
     def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
+        """Set what runs a due timer (wired once at start-up: it needs the service's core)."""
         self._run = run
 
-    def schedule(self, slot: str, delay: float, due: Due) -> None:
-        # Not sleeping (looking right now): the next sleep ends at once and looks again.
-        if not self._sleeping_until or time.time() + delay < self._sleeping_until:
+    def wake_by(self, at: float) -> None:
+        """The ``Scheduler`` port: a timer was stored, due at ``at``. The loop wakes if it
+        sleeps past that (not sleeping, it is looking right now and will see it)."""
+        if not self._sleeping_until or at < self._sleeping_until:
             self._wake.set()
 
     def wake(self) -> None:
         """Look again now (another worker may have set a timer)."""
         self._wake.set()
-
-    def cancel(self, slot: str) -> None:
-        """Nothing to do: a table's next save replaces its stored timers."""
 
     async def run(self) -> None:
         """Run due timers forever (cancel to stop)."""
@@ -96,6 +94,7 @@ class TimerRunner:
             raise
         except Exception:
             # Left claimed: it is tried again when the claim runs out, like after a crash.
+            self.failed += 1
             log.exception("timer %s of table %s failed", timer.slot, timer.table_id)
         else:
             self.fired += 1
@@ -110,6 +109,11 @@ class TimerRunner:
             await asyncio.wait_for(self._wake.wait(), timeout=max(seconds, 0.001))
         self._wake.clear()
         self._sleeping_until = 0.0
+
+    async def idle(self) -> None:
+        """Wait until the timers this worker started have ended."""
+        while self._running:
+            await asyncio.wait(list(self._running))
 
     async def stop(self, grace: float = 2.0) -> None:
         """Let running timers finish (briefly), then give back every claim of this worker."""

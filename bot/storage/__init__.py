@@ -1,7 +1,7 @@
 """Persistence for the bot: the ``Storage`` interface, its records, and two backends.
 
 Only this package talks to the database (and imports aiosqlite and asyncpg). Open a store with
-``await open_storage(target)`` (e.g. in the application's ``post_init``) and ``await
+``await open_storage(target)`` (e.g. in the bot's ``lifespan``) and ``await
 storage.close()`` it on shutdown; importing this package does no I/O. A ``postgresql://`` URL
 selects PostgreSQL, anything else is an SQLite file. The store's parts are ``storage.users``,
 ``storage.chats``, ``storage.tables``, ``storage.ladder`` and ``storage.outbox`` (see ``repos``).

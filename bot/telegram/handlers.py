@@ -16,7 +16,6 @@ from telegram import (
 )
 from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError, TimedOut
-from telegram.ext import ContextTypes
 
 from .. import callback
 from ..screen import Screen, fit_html, fit_plain, plain
@@ -27,16 +26,13 @@ from ..service.ports import ChatInfo, Person, Shared
 from ..service.reply import IsAdmin, IsMember, Press, Reply
 from .io import markup
 from .routes import ROUTES
+from .runtime import Context
 
 log = logging.getLogger(__name__)
 
-Context = ContextTypes.DEFAULT_TYPE
-
 
 def core_of(context: Context) -> Core:
-    core = context.bot_data["core"]
-    assert isinstance(core, Core)
-    return core
+    return context.bot_data.core
 
 
 def person_of(update: Update) -> Person:

@@ -15,7 +15,7 @@ from bot.service import ladder
 from bot.service.core import Core, Settings
 from bot.service.ladder import StatsTarget
 from bot.service.people import chat_record
-from bot.service.ports import ChatInfo, Due, Person
+from bot.service.ports import ChatInfo, Person
 from bot.service.reply import Press, Reply
 from bot.storage import SqliteStorage, UserRecord
 
@@ -37,14 +37,8 @@ class Quiet:
     async def delete(self, chat_id: int, message_id: int) -> None:
         raise AssertionError("the ladder answers, it does not delete")
 
-    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
-        pass
-
-    def schedule(self, slot: str, delay: float, due: Due) -> None:
-        raise AssertionError("the ladder schedules nothing")
-
-    def cancel(self, slot: str) -> None:
-        pass
+    def wake_by(self, at: float) -> None:
+        raise AssertionError("the ladder sets no timer")
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from service_fakes import FakeMessenger, FakeScheduler, make_core
+from service_fakes import FakeMessenger, make_core
 from storage_targets import Target
 
 from bot.service.budget import Budget, Limits, Window
@@ -168,7 +168,7 @@ async def test_the_sender_starts_no_more_calls_than_the_budget_holds_the_most_fe
     tmp_path: Path,
 ) -> None:
     store = await SqliteStorage.open(str(tmp_path / "kozel.sqlite3"))
-    core = make_core(store, FakeMessenger(), FakeScheduler())
+    core = make_core(store, FakeMessenger())
     core.budget = Budget(Limits(overall=(2, 1.0), pace=(2, 1.0)))
     felt = [Priority.WAITING, Priority.TURN, Priority.CLEANUP, Priority.PRESSER]
     await store.outbox.add([Owed(OutboxKind.HAND, 101 + i, p, 7, i) for i, p in enumerate(felt)])

@@ -11,7 +11,6 @@ from service_fakes import (
     GROUP,
     PEOPLE,
     FakeMessenger,
-    FakeScheduler,
     make_core,
     no,
     press,
@@ -42,7 +41,7 @@ from bot.storage import LadderMatch, MatchRecord, Priority, SqliteStorage, Table
 
 @pytest.fixture
 def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
-    return make_core(storage, messenger, FakeScheduler())
+    return make_core(storage, messenger)
 
 
 class Asked:

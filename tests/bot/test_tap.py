@@ -4,7 +4,7 @@ hand's card buttons follow it, naming the rule when a card cannot be played."""
 from __future__ import annotations
 
 import pytest
-from service_fakes import PEOPLE, FakeMessenger, FakeScheduler, make_core, press, reload, seat_four
+from service_fakes import PEOPLE, FakeMessenger, make_core, press, reload, seat_four
 
 from bot.callback import Op, encode_action, encode_card
 from bot.i18n import get_translator
@@ -56,7 +56,7 @@ def test_a_street_lead_is_chosen_card_by_card() -> None:
 
 @pytest.fixture
 def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
-    return make_core(storage, messenger, FakeScheduler())
+    return make_core(storage, messenger)
 
 
 async def test_a_tap_on_a_card_that_cannot_be_played_says_which_rule_forbids_it(

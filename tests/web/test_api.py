@@ -18,7 +18,6 @@ from service_fakes import (
     GROUP,
     PEOPLE,
     FakeMessenger,
-    FakeScheduler,
     make_core,
     press,
     reload,
@@ -41,7 +40,7 @@ STRANGER = 999
 
 @pytest.fixture
 def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
-    core = make_core(storage, messenger, FakeScheduler())
+    core = make_core(storage, messenger)
     core.settings = dataclasses.replace(
         core.settings, public_url="https://kozel.example", webapp_name="table"
     )
@@ -349,7 +348,7 @@ async def test_the_buttons_open_the_mini_app(core: Core, messenger: FakeMessenge
 
 async def test_without_a_public_url_nothing_changes(storage: SqliteStorage) -> None:
     messenger = FakeMessenger()
-    core = make_core(storage, messenger, FakeScheduler())
+    core = make_core(storage, messenger)
     table = await seat_four(core)
     for message in messenger.messages.values():
         buttons = [b for row in message.screen.buttons for b in row]
