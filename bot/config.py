@@ -343,7 +343,7 @@ ELSEWHERE = (
     Spec(
         "KOZEL_LOCALES",
         "folder of the gettext catalogs (read by `bot.i18n`)",
-        shown="the project's `locales/`",
+        shown="the installed package's catalogs (a checkout: its `locales/`)",
     ),
 )
 
