@@ -2,9 +2,10 @@
 
 Every press and command of a person spends a token of their own bucket (a burst, then a
 steady rate) and counts as in progress until it is handled. A person over their share is
-refused before the bot does any work for them: the first refusal says "slow down", later ones
-are dropped without a word (an answer costs an HTTP call too). So one person tapping hundreds
-of times holds at most a few of the bot's update slots, and everybody else is served at once.
+refused before the bot does any work for them (the adapter answers every refused press with
+"slow down": an answer is cheap and free of Telegram's flood limits; the verdict says whether
+it is the first of a run of refusals). So one person tapping hundreds of times holds at most a
+few of the bot's update slots, and everybody else is served at once.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ ADMINS_KEPT = 4096
 
 class Verdict(Enum):
     PASS = "pass"  # handle it
-    WARN = "warn"  # refuse it and say why (once per run of refusals)
-    DROP = "drop"  # refuse it silently
+    WARN = "warn"  # refuse it: the first of a run of refusals
+    DROP = "drop"  # refuse it: one more of the run
 
 
 @dataclass

@@ -43,6 +43,13 @@ class Live:
         for watcher in self._watchers.get(table_id, ()):
             watcher.changed.set()
 
+    def changed_all(self) -> None:
+        """Changes may have been missed (the database's notifications were cut): every page
+        looks at its table again."""
+        for watchers in self._watchers.values():
+            for watcher in watchers:
+                watcher.changed.set()
+
     @contextmanager
     def watch(self, table_id: int, seat: int) -> Iterator[Watcher]:
         key = (table_id, seat)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from functools import partial
 
 import pytest
 from fakebot.fixtures import BotProcessFactory
@@ -20,7 +21,7 @@ from fakebot.users import SimUser
 from pgcluster import PgCluster, find_bindir
 
 from .driver import ENV_FAST, rows
-from .test_workers import RecordedTable, Worker, deal_post, match_post, posts
+from .test_workers import RecordedTable, Worker, deal_post, match_post, posts, wait_until
 
 pytestmark = [
     pytest.mark.e2e,
@@ -35,7 +36,7 @@ OUTAGE = 3.0  # seconds the server is down
 ENV = {
     **ENV_FAST,
     "KOZEL_AI_DELAY": "0.01",
-    "KOZEL_TIMEOUT_SCALE": "1000",  # no turn timer in the way: every move is a person's or AI's
+    "KOZEL_TIMEOUT_SCALE": "0.1",  # a person's turn lasts 6 s: when they stop, computers go on
     "KOZEL_LEASE_SECONDS": "10",
     "KOZEL_LEASE_RENEW": "1",
 }
@@ -111,34 +112,61 @@ async def test_a_database_restart_mid_match_freezes_no_table(
             group = fake.add_group(f"Kozel club {index}", [person], admins=[person])
             table = RecordedTable(fake, group, hand_wait=20.0, press_wait=20.0)
             await table.start_private(person)
-            await table.open(person, "ziege")
+            await table.open(person, "street")
             for level in ("random", "basic", "random"):
                 await table.add_computer(person, level)
             await table.start(person)
             return table, person
 
         tables = list(await asyncio.gather(*(one(i) for i in range(1, 5))))
-        playing = [asyncio.create_task(t.play([p], timeout=60)) for t, p in tables]
+        back_at = float("inf")
+
+        def played_on(table: RecordedTable) -> bool:
+            """A deal ended after the database was back (or the whole match did)."""
+            return table.match_over() or any(
+                at > back_at for _, at in posts(fake, table, deal_post)
+            )
+
+        # The people play until the database has been away and back and each table finished
+        # a deal since; then they stop, their turn timers (6 s) hand their seats to computers,
+        # and the computers play the matches to their ends at once.
+        playing = [
+            asyncio.create_task(t.play([p], until=partial(played_on, t), timeout=60))
+            for t, p in tables
+        ]
 
         def mid_way() -> bool:
             sql = "SELECT table_id, count(*) FROM table_log WHERE kind = 'action' GROUP BY table_id"
             plies = dict(rows(db, sql))
             return len(plies) == 4 and min(int(str(n)) for n in plies.values()) >= 20
 
-        deadline = time.monotonic() + 60
+        began = time.monotonic()
+        deadline = began + 60
         while not mid_way():
             assert time.monotonic() < deadline, "the tables did not get mid-way"
             await asyncio.sleep(0.25)
         assert not any(t.match_over() for t, _ in tables)
         stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        mid = time.monotonic()
         back_at, health = await restart(pg_cluster, [first, second])
+        back = time.monotonic()
 
-        done, pending = await asyncio.wait(playing, timeout=120)
+        done, pending = await asyncio.wait(playing, timeout=90)
         for task in pending:
             task.cancel()
         for task in done:
             task.result()
-        assert not pending, f"{len(pending)} of 4 matches did not end"
+        assert not pending, f"{len(pending)} of 4 tables did not play on after the restart"
+        played = time.monotonic()
+        await wait_until(
+            "every match to end", lambda: all(t.match_over() for t, _ in tables), timeout=90
+        )
+        print(
+            f"mid-way after {mid - began:.0f} s, database back {back - mid:.0f} s later, "
+            f"a deal over at every table {played - back:.0f} s after that, "
+            f"every match over {time.monotonic() - played:.0f} s later"
+        )
+
     finally:
         await proxy.stop()
 
@@ -159,9 +187,11 @@ async def test_a_database_restart_mid_match_freezes_no_table(
         )
         assert sorted(int(n) for n in results) == list(range(1, deals + 1))
         assert len(posts(fake, table, match_post)) == 1
+    # Every press was answered: those made while the database was away too (Telegram sent
+    # them again until the bot could take them).
     after = [p for p in fake.press_log if p.at >= back_at]
-    assert after and all(p.answered_at is not None for p in after)
-    assert sum(t.unanswered for t, _ in tables) == 0
+    unanswered = [p for p in fake.press_log if p.answered_at is None]
+    assert after and unanswered == [] and sum(t.unanswered for t, _ in tables) == 0, unanswered
     statuses = [str(s) for (s,) in rows(db, "SELECT status FROM game_tables")]
     assert statuses == ["finished"] * 4
     for worker in (first, second):

@@ -36,6 +36,7 @@ async def test_a_killed_bot_restarted_at_once_polls_again_within_5_s(
 
     bot.kill()
     polls = fake_telegram.received_count("getUpdates")
+    mark = fake_telegram.mark()
     restarted = time.monotonic()
     await bot.start(until_polling=False)
     await fake_telegram.wait_for(
@@ -46,7 +47,11 @@ async def test_a_killed_bot_restarted_at_once_polls_again_within_5_s(
     took = time.monotonic() - restarted
     assert took < 5.0, f"the restarted bot polled after {took:.1f} s"
     assert WAITING not in bot.log_text()
-    # And it serves the table the killed one left.
+    # And it serves the table the killed one left (its lobby shown anew).
+    lobby = await fake_telegram.wait_for_message(
+        group, lambda m: any("Join" in b.text for b in m.buttons), since=mark
+    )
+    table.lobby_id = lobby.message_id
     await table.add_computer(host)
 
 

@@ -56,6 +56,9 @@ async def test_turn_timers_stop_while_telegram_cannot_be_reached(
         for (due,) in rows(bot.db, "SELECT due_at FROM timers WHERE kind = 'timeout'")
     ]
     assert len(left) == 1 and 0.0 < left[0] <= 6.0, left
+    log = bot.log_text()
+    assert log.count("Telegram cannot be reached") == 1, log[-3000:]
+    assert log.count("Telegram answers again") == 1, log[-3000:]
     # Once Telegram answers again, she plays her card as if nothing had happened.
     humans = sum(1 for _, _, by in during if by == "human")
     await table.play(
