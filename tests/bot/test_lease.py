@@ -162,3 +162,20 @@ async def test_a_process_whose_lock_was_taken_by_another_stops(tmp_path: Path) -
         await theirs.release()
         await one.close()
         await two.close()
+
+
+async def test_a_worker_whose_clock_is_fast_takes_no_fresh_claim(pg_url: str) -> None:
+    """Claims and leases are stamped by the database's clock: a worker whose own clock runs
+    40 s ahead still sees another's 30 s claim as fresh."""
+    honest = await PostgresStorage.open(pg_url)
+    fast = await PostgresStorage.open(pg_url, local_clock=lambda: time.time() + 40)
+    try:
+        assert await honest.leases.take("chat:-100", "honest", 30)
+        assert not await fast.leases.take("chat:-100", "fast", 30)
+        assert await fast.leases.take_many(["chat:-100"], "fast", 30) == set()
+        held = await fast.leases.holder("chat:-100")
+        assert held is not None and held[0] == "honest"
+        assert abs(held[1] - (time.time() + 30)) < 5  # by the database's clock, not +40
+    finally:
+        await honest.close()
+        await fast.close()
