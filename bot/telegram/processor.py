@@ -29,9 +29,10 @@ from ..service.gate import Gate, Verdict
 log = logging.getLogger(__name__)
 
 SLOTS = 256  # updates handled at once (PTB's default for concurrent updates)
-ANSWERERS = 4  # refused presses answered at once
+ANSWERERS = 2  # refused presses answered at once
 WAITING = 4096  # refused presses waiting for their answer (beyond: the flood is not answered)
 ANSWERABLE = 14.0  # seconds Telegram takes an answer to a press (15): older ones are skipped
+SLOW_DOWN_CACHE = 2  # seconds the client shows the refusal again for the same button itself
 
 
 class FairProcessor(BaseUpdateProcessor):
@@ -103,7 +104,10 @@ async def _slow_down(query: CallbackQuery) -> None:
     # The user's own setting would cost a database read: Telegram's language is free.
     t = get_translator(negotiate(query.from_user.language_code))
     try:
-        await query.answer(t._("Not so fast, please: wait a moment and press again."))
+        # Cached by the client: the same button pressed again at once is refused by Telegram's
+        # app itself, without another update (nor another answer) for the bot.
+        text = t._("Not so fast, please: wait a moment and press again.")
+        await query.answer(text, cache_time=SLOW_DOWN_CACHE)
     except TelegramError as err:
         log.debug("could not ask %s to slow down: %s", query.from_user.id, err)
 
