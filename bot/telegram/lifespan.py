@@ -20,7 +20,7 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 from telegram import BotCommand, Update
-from telegram.error import BadRequest, NetworkError, RetryAfter
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
 from ..config import Config
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
@@ -283,7 +283,9 @@ async def _updates(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
         assert updater is not None
         try:
             # ALL_TYPES includes chat_member, which Telegram sends only when asked for by name.
-            polling = updater.start_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=-1)
+            polling = updater.start_polling(
+                allowed_updates=Update.ALL_TYPES, bootstrap_retries=-1, error_callback=_poll_failed
+            )
             await until_stopped(polling, stop)
             yield
         finally:
@@ -301,6 +303,15 @@ async def _updates(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
         raise StartupError(f"Telegram refused the webhook URL {url}: {err.message}") from None
     log.info("webhook set to %s; listening", url)
     yield
+
+
+def _poll_failed(error: TelegramError) -> None:
+    """A poll that failed (PTB polls again, with a pause): Telegram out of reach is said once,
+    by the watch on it (``service.reach``), not with a traceback per poll."""
+    if isinstance(error, NetworkError) and not isinstance(error, BadRequest):
+        log.debug("polling failed: %s", error)
+    else:
+        log.warning("polling failed: %s", error)
 
 
 async def _register_commands(app: App) -> None:

@@ -59,6 +59,7 @@ async def test_turn_timers_stop_while_telegram_cannot_be_reached(
     log = bot.log_text()
     assert log.count("Telegram cannot be reached") == 1, log[-3000:]
     assert log.count("Telegram answers again") == 1, log[-3000:]
+    assert log.count("Traceback") == 0, log[log.index("Traceback") - 300 :][:3000]
     # Once Telegram answers again, she plays her card as if nothing had happened.
     humans = sum(1 for _, _, by in during if by == "human")
     await table.play(
