@@ -24,6 +24,7 @@ from ..service.core import Core
 from ..service.people import remember, user_t
 from ..service.ports import ChatInfo, Person, Shared
 from ..service.reply import IsAdmin, IsMember, Press, Reply
+from ..storage import StorageUnavailable
 from .io import markup
 from .routes import ROUTES
 from .runtime import Context
@@ -319,4 +320,20 @@ async def on_member(update: Update, context: Context) -> None:
 
 
 async def on_error(update: object, context: Context) -> None:
-    log.error("unexpected error while handling %s", update, exc_info=context.error)
+    """One place for every handler's failure: a webhook post of this update is answered with
+    an error (Telegram sends it again). The database or Telegram being away is said once
+    elsewhere (the store, ``service.reach``): here it is one quiet line, not a traceback."""
+    error = context.error
+    if isinstance(update, Update):
+        context.bot_data.failures.add(update.update_id)
+    away = isinstance(error, StorageUnavailable) or (
+        isinstance(error, NetworkError) and not isinstance(error, BadRequest)
+    )
+    if away:
+        log.info("update %s not handled now: %s", _update_id(update), error)
+        return
+    log.error("unexpected error while handling %s", update, exc_info=error)
+
+
+def _update_id(update: object) -> object:
+    return update.update_id if isinstance(update, Update) else update

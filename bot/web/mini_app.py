@@ -24,7 +24,7 @@ from ..service import webapp
 from ..service.core import Core
 from ..service.live import TooManyWatchers
 from ..service.ports import Person
-from .auth import InitDataError, WebUser, check_init_data
+from .auth import MAX_AGE, InitDataError, WebUser, check_init_data
 from .limits import RateLimit
 from .seat_json import seat_state
 from .strings import page_strings, too_many_text, unauthorized_text
@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 HEADER = "X-Telegram-Init-Data"
 RECHECK = 5.0  # seconds between a stream's own looks at its table (pushes may come from elsewhere)
 MAX_BODY = 2048
+BODY_TIMEOUT = 10.0  # seconds a request's body may take to arrive
 STATIC = {
     "app.js": "application/javascript",
     "cards.js": "application/javascript",
@@ -64,6 +65,7 @@ class MiniApp:
             web.post("/api/tap", self.tap),
             web.post("/api/back", self.back),
             web.get("/api/events", self.events),
+            web.post("/api/alive", self.alive),
         ]
 
     async def close(self) -> None:
@@ -135,9 +137,16 @@ class MiniApp:
 
     # ---------------------------------------------------------------- live
 
+    async def alive(self, request: web.Request) -> web.Response:
+        """The page's heartbeat while it is shown: its player is watching (``_caller`` counts
+        every checked call as a sign of life; this one does nothing else)."""
+        self._caller(request)
+        return web.Response(status=204)
+
     async def events(self, request: web.Request) -> web.StreamResponse:
         user, table_id = self._caller(request)
         page = await self._page(table_id, user)
+        expires = user.auth_date + MAX_AGE  # then the stream ends: the page must prove itself
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
@@ -146,10 +155,10 @@ class MiniApp:
             }
         )
         try:
-            with self.core.live.watch(table_id, page.seat) as watcher:
+            with self.core.live.watch(table_id, page.seat, user.user_id) as watcher:
                 await response.prepare(request)
                 sent = None
-                while not watcher.closed:
+                while not watcher.closed and time.time() < expires:
                     watcher.changed.clear()
                     page = await self._page(table_id, user)
                     if page.table.version != sent:
@@ -184,6 +193,7 @@ class MiniApp:
         table = request.query.get("table") or user.start_param or ""
         if not table.isdigit() or len(table) > 12:
             raise web.HTTPBadRequest(text="no table")
+        self.core.live.alive(int(table), user.user_id)  # the page is there
         return user, int(table)
 
     async def _page(self, table_id: int, user: WebUser) -> webapp.SeatPage:
@@ -220,7 +230,10 @@ async def _body(request: web.Request) -> dict[str, Any]:
             max_size=MAX_BODY, actual_size=request.content_length or 0
         )
     try:
-        body = await request.json()
+        async with asyncio.timeout(BODY_TIMEOUT):  # a body sent a byte at a time is refused
+            body = await request.json()
+    except TimeoutError:
+        raise web.HTTPRequestTimeout(text="too slow") from None
     except ValueError:
         raise web.HTTPBadRequest(text="not JSON") from None
     if not isinstance(body, dict):

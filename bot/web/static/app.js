@@ -148,6 +148,14 @@
     }
   }, 1000);
 
+  // The page's sign of life while it is shown: the bot tells the player's turn here instead
+  // of by a new message only while these come (a frozen page stops counting after ~12 s).
+  setInterval(() => {
+    if (!stream || document.hidden) return;
+    const headers = { "X-Telegram-Init-Data": initData };
+    fetch("api/alive?table=" + encodeURIComponent(table), { method: "POST", headers }).catch(() => {});
+  }, 5000);
+
   function stopStream() {
     if (stream) {
       const controller = stream;
