@@ -19,9 +19,10 @@ MAX_PER_SEAT = 4  # a player with a few tabs open is fine; a loop opening stream
 
 
 class Watcher:
-    """One stream's doorbell: set when its table changed, or when the process stops."""
+    """One stream's doorbell: set when its table changed, or when the process stops.
+    ``seat`` None: a spectator's page (it never makes a seat count as watched)."""
 
-    def __init__(self, table_id: int, seat: int) -> None:
+    def __init__(self, table_id: int, seat: int | None) -> None:
         self.table_id = table_id
         self.seat = seat
         self.changed = asyncio.Event()
@@ -35,7 +36,8 @@ class TooManyWatchers(Exception):
 class Live:
     def __init__(self) -> None:
         self._watchers: dict[int, set[Watcher]] = {}
-        self._seats: Counter[tuple[int, int]] = Counter()
+        # (table, seat, 0) for a seat's pages; (table, None, user) for a spectator's
+        self._seats: Counter[tuple[int, int | None, int]] = Counter()
         self._count = 0
 
     def changed(self, table_id: int) -> None:
@@ -44,8 +46,9 @@ class Live:
             watcher.changed.set()
 
     @contextmanager
-    def watch(self, table_id: int, seat: int) -> Iterator[Watcher]:
-        key = (table_id, seat)
+    def watch(self, table_id: int, seat: int | None, viewer: int = 0) -> Iterator[Watcher]:
+        """``viewer``: the spectator's user id (``seat`` None), who may open a few streams."""
+        key = (table_id, seat, 0 if seat is not None else viewer)
         if self._count >= MAX_WATCHERS or self._seats[key] >= MAX_PER_SEAT:
             raise TooManyWatchers(f"table {table_id} seat {seat}")
         watcher = Watcher(table_id, seat)
@@ -67,7 +70,7 @@ class Live:
 
     def is_watched(self, table_id: int, seat: int) -> bool:
         """Whether the seat's player has the page open and visible in this process."""
-        return self._seats.get((table_id, seat), 0) > 0
+        return self._seats.get((table_id, seat, 0), 0) > 0
 
     def close(self) -> None:
         """The process stops: every stream ends."""

@@ -34,6 +34,7 @@ from ..storage import open_storage
 from ..web.mini_app import MiniApp
 from ..web.server import WebServer
 from . import webhook
+from .handlers import group_member
 from .io import TelegramMessenger
 from .runtime import App, Runtime
 
@@ -232,7 +233,7 @@ async def _web(app: App, runtime: Runtime, config: Config) -> AsyncIterator[None
         server.add_routes(webhook.routes(app, path=path, secret=config.webhook_secret))
     mini_app = None
     if config.public_url is not None:  # Telegram opens the page there
-        mini_app = MiniApp(core, config.token)
+        mini_app = MiniApp(core, config.token, members=group_member(app.bot))
         server.add_routes(mini_app.routes())
     try:
         await server.start()
