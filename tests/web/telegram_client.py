@@ -134,6 +134,10 @@ class Browser:
             f"--host-resolver-rules={telegram.host_rules}",
             "--ignore-certificate-errors",
             "--allow-running-insecure-content",  # Telegram Web (https) frames the http test page
+            # The framed page in the same process as Telegram Web, so that its console is read
+            # with the top page's (the driver's log holds only that process's).
+            "--disable-site-isolation-trials",
+            "--disable-features=IsolateOrigins,site-per-process",
         ):
             options.add_argument(arg)
         metrics = {"width": 390, "height": 844, "pixelRatio": 2}

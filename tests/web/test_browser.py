@@ -452,3 +452,60 @@ async def forged_init_data_is_refused(match: Match, anna: Browser) -> None:
     assert await asyncio.to_thread(call, "GET", "/api/state", forged) == 401
     assert await asyncio.to_thread(call, "POST", "/api/move", forged, move) == 401
     assert await asyncio.to_thread(call, "GET", "/api/state", good) == 200
+
+
+async def test_telegram_web_frames_the_table(match: Match, telegram_org: TelegramOrg) -> None:
+    """Telegram Web shows the page in an iframe and talks to it with postMessage: the page
+    takes Telegram Web's style, its theme and viewport, sends its events there (haptics
+    too), and reloads when Telegram Web asks, three times in a row without a console error."""
+    browser = await asyncio.to_thread(Browser, telegram_org, native=False)
+    try:
+        own = fragment(match.fake.token, match.anna, LIGHT, "weba")
+        await asyncio.to_thread(
+            browser.open, telegram_org.web_client_url(f"{match.page_url}#{own}")
+        )
+        for run in range(3):
+            await framed_page(browser, run)
+        received = await asyncio.to_thread(browser.run, "return window.received")
+        kinds = [kind for kind, _ in received]
+        assert kinds.count("iframe_ready") == 3 and kinds.count("iframe_will_reload") == 2, kinds
+        for kind in ("web_app_ready", "web_app_expand", "web_app_request_theme"):
+            assert kinds.count(kind) == 3, kinds
+        assert ["web_app_setup_swipe_behavior", {"allow_vertical_swipe": False}] in received
+        assert ["web_app_setup_closing_behavior", {"need_confirmation": True}] in received
+        turn = [
+            "web_app_trigger_haptic_feedback",
+            {"type": "notification", "notification_type": "warning"},
+        ]
+        assert turn in received, received  # the turn's cue reached Telegram Web
+    finally:
+        await asyncio.to_thread(browser.close)
+
+
+async def framed_page(browser: Browser, run: int) -> None:
+    """One opening of the page inside Telegram Web, then Telegram Web's reload."""
+    from selenium.webdriver.common.by import By
+
+    def into_frame() -> None:
+        browser.driver.switch_to.default_content()
+        browser.driver.switch_to.frame(browser.driver.find_element(By.ID, "app"))
+
+    await asyncio.sleep(0.2)
+    await asyncio.to_thread(into_frame)
+    snap = await until(browser, lambda s: s["status"] == "playing", f"the framed page ({run})")
+    # The theme it was opened with, then (after a reload) the one Telegram Web sent last.
+    assert snap["background"] == ("rgb(255, 255, 255)" if run == 0 else "rgb(16, 24, 32)")
+    style = "return getComputedStyle(document.body).getPropertyValue('--telegram-web-style')"
+    assert (await asyncio.to_thread(browser.run, style)).strip() == "applied"  # CSP lets it in
+    await asyncio.to_thread(browser.driver.switch_to.default_content)
+    dark = {"theme_params": DARK}
+    await asyncio.to_thread(browser.run, "window.send('theme_changed', arguments[0])", dark)
+    await asyncio.to_thread(into_frame)
+    await until(
+        browser, lambda s: s["background"] == "rgb(16, 24, 32)", "Telegram Web's dark theme"
+    )
+    await until(browser, lambda s: s["myTurn"], "Anna's turn", 15)
+    await no_console_errors(browser, f"Telegram Web, opening {run + 1}")
+    await asyncio.to_thread(browser.driver.switch_to.default_content)
+    if run < 2:
+        await asyncio.to_thread(browser.run, "window.send('reload_iframe', null)")
