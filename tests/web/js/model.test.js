@@ -1,4 +1,4 @@
-// Unit tests of the Mini App's pure logic (`npm test`, i.e. `node --test tests/web/js/`).
+// Unit tests of the Mini App's pure logic (`npm test`: `node --test tests/web/js/model.test.js`).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
