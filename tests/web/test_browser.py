@@ -235,7 +235,12 @@ async def test_a_deal_at_the_card_table_in_a_native_telegram_client(
         await reload_without_fragment(match, anna)
         for browser, who in ((anna, "Anna"), (bea, "Bea")):
             await no_console_errors(browser, who)
+        # The turn was felt through Telegram's haptics, never the browser's vibrate().
+        warning = {"type": "notification", "notification_type": "warning"}
+        assert ("web_app_trigger_haptic_feedback", warning) in await asyncio.to_thread(anna.sent)
         assert not await asyncio.to_thread(anna.run, "return window.__telegram.vibrations")
+        watcher = await asyncio.to_thread(bea.sent)  # Bea may close her page without a question
+        assert ("web_app_setup_closing_behavior", {"need_confirmation": True}) not in watcher
         asked = [c for c in fake.calls_to("getChatMember") if c.params["user_id"] == match.bea.id]
         assert 1 <= len(asked) <= 2, asked  # cached: not a Telegram call per card for her
         await forged_init_data_is_refused(match, anna)
@@ -370,14 +375,28 @@ async def spectator_agrees(bea: Browser, anna_snap: dict[str, Any]) -> None:
     assert "watching" in (snap["strip"] or "")
 
 
+SETTLED_JS = """
+return document.getAnimations().every(
+  (a) => a.playState !== 'running' || a.effect.getComputedTiming().iterations === Infinity);
+"""
+
+
+async def settled(browser: Browser) -> None:
+    """Every animation that ends has ended (a glow goes on for ever)."""
+    deadline = time.monotonic() + 3
+    while not await asyncio.to_thread(browser.run, SETTLED_JS) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+
+
 async def both_themes(anna: Browser, moment: str) -> None:
     """Screenshots in Telegram's dark theme and, switched live, its light one (and back)."""
+    await settled(anna)
     await asyncio.to_thread(anna.screenshot, OUTPUT / f"dark-{moment}.png")
     dark = await look(anna)
     await asyncio.to_thread(anna.telegram_event, "theme_changed", {"theme_params": LIGHT})
     light = await until(anna, lambda s: s["background"] == "rgb(255, 255, 255)", "the light theme")
     assert light["felt"] != dark["felt"]  # the felt follows Telegram's theme too
-    await asyncio.sleep(0.3)  # the colours' transitions
+    await settled(anna)
     await asyncio.to_thread(anna.screenshot, OUTPUT / f"light-{moment}.png")
     await asyncio.to_thread(anna.telegram_event, "theme_changed", {"theme_params": DARK})
     await until(anna, lambda s: s["background"] == "rgb(16, 24, 32)", "the dark theme again")

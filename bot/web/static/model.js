@@ -259,7 +259,7 @@ export function chipCentre(spot, geo) {
 
 /** The hand's cards for the width they may use: side by side while they fit at a good
  * size, overlapping (every rank still showing) when there are many. */
-export function handGeometry(count, width, { largest = 76, smallest = 56, gap = 8 } = {}) {
+export function handGeometry(count, width, { largest = 84, smallest = 56, gap = 8 } = {}) {
   const n = Math.max(1, count);
   const fitting = (width - gap * (n - 1)) / n;
   const cardW = Math.floor(Math.max(smallest, Math.min(largest, fitting)));
@@ -338,7 +338,7 @@ export function palette(params, scheme) {
       "--felt-text": "#ffffff",
       "--accent": hex(accent),
       "--glow": hex(mix(GOLD, accent, 0.15)),
-      "--veil": hex(bg) + (mode === "dark" ? "ee" : "f2"),
+      "--veil": hex(bg) + "f5", // the deal's result over the felt: the felt barely shows
     },
   };
 }

@@ -207,9 +207,11 @@ describe("places around the table", () => {
   }
 
   it("lays the hand side by side while it fits, overlapping when it does not", () => {
-    const four = model.handGeometry(4, 358);
-    assert.equal(four.cardW, 76);
-    assert.equal(four.step, 84);
+    const four = model.handGeometry(4, 374);
+    assert.equal(four.cardW, 84);
+    assert.equal(four.step, 92);
+    assert.ok(four.cardW + 3 * four.step <= 374);
+    assert.equal(model.handGeometry(4, 344).cardW, 80); // a 360 px phone
     const eight = model.handGeometry(8, 344);
     assert.equal(eight.cardW, 56);
     assert.ok(eight.cardW + 7 * eight.step <= 344);
