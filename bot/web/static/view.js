@@ -166,7 +166,10 @@ function drawStock(box, state, geo) {
   if (state.stock > 0) {
     box.append(el("div", { class: "card down pile" }, back()), el("span", { class: "count", text: String(state.stock) }));
   }
-  if (!state.trump_card && state.trump) box.append(el("span", { class: "suit", text: state.trump }));
+  if (!state.trump_card && state.trump) {
+    const red = state.trump === "♥" || state.trump === "♦";
+    box.append(el("span", { class: red ? "suit red" : "suit", text: state.trump }));
+  }
   box.hidden = !box.childNodes.length;
 }
 

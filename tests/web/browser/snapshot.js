@@ -41,6 +41,7 @@ return {
     ? document.getElementById('last-trick').getAttribute('aria-label') : null,
   scrollWidth: document.documentElement.scrollWidth,
   scrollY: window.scrollY,
+  innerWidth: window.innerWidth,
   innerHeight: window.innerHeight,
   background: getComputedStyle(document.body).backgroundColor,
   felt: document.getElementById('felt') ? getComputedStyle(document.documentElement).getPropertyValue('--felt').trim() : null,
