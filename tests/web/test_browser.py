@@ -61,6 +61,7 @@ LIGHT = {
 BROWSER = Path(__file__).parent / "browser"  # scripts run in the page (eslint checks them)
 SNAPSHOT_JS = (BROWSER / "snapshot.js").read_text()
 FIXED_JS = (BROWSER / "fixed.js").read_text()
+CUE_TIMER_JS = (BROWSER / "cue_timer.js").read_text()
 
 
 @dataclass
@@ -331,11 +332,13 @@ async def make_a_move(anna: Browser, snap: dict[str, Any], figures: Figures) -> 
                     anna.driver.find_element, By.CSS_SELECTOR, f'#hand button[data-card="{card}"]'
                 )
                 assert button.accessible_name == card  # what a screen reader says
-                tapped = time.monotonic()
+                if cued:
+                    await asyncio.to_thread(anna.run, CUE_TIMER_JS)
                 await asyncio.to_thread(button.click)
                 if cued:
                     await until(anna, lambda s: not s["cue"], "the cue gone", 2)
-                    figures.cue_gone.append(time.monotonic() - tapped)
+                    timed = await asyncio.to_thread(anna.run, "return window.__cue")
+                    figures.cue_gone.append((timed["gone"] - timed["tapped"]) / 1000)
                     cued = False
                 before = snap["hand"]
                 now = await until(

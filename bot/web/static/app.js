@@ -12,14 +12,17 @@ const toastBox = document.getElementById("toast");
 
 let page = model.initial();
 let strings = {};
-let busy = false; // a tap or a move is on its way: further taps wait for its answer
+let queue = Promise.resolve(); // the player's calls, one after another (a tap needs the last one's answer)
 let stream = null; // the open event stream's AbortController
 let timer = null; // {left, at}: the mover's seconds left when the state came, and when
 
 const api = connect(model.launch(location.hash, location.search, webApp));
 const view = createView(root, {
-  tap: (card) => act(() => tapCard(card)),
-  move: (action) => act(() => api.move(page.state.ply, action).then(answered)),
+  tap: (card) => tap(card),
+  move: (action) => {
+    const ply = page.state.ply; // the move meant now: a later one is refused as out of date
+    act(() => api.move(ply, action).then(answered));
+  },
   clear: () => update({ ...page, chosen: [] }),
   back: () => act(() => api.back().then(answered)),
   toggleLast: () => update({ ...page, showLast: !page.showLast }),
@@ -107,8 +110,18 @@ function answered(data) {
   accept(data.state);
 }
 
-async function tapCard(card) {
+/** A tap counts at once for the cue; it is sent once the taps before it are answered, and
+ * only while the move it was meant for is still awaited (a quick second tap on a card the
+ * first one played is dropped, not refused). */
+function tap(card) {
   update(model.touched(page));
+  const ply = page.state.ply;
+  act(() => (page.state.ply === ply && held(card) ? tapCard(card) : null));
+}
+
+const held = (card) => page.state.hand.some((h) => h.card === card);
+
+async function tapCard(card) {
   const data = await api.tap(page.state.ply, card, page.chosen);
   toast(data.text);
   haptic(data.ok ? "tap" : "refused");
@@ -116,18 +129,17 @@ async function tapCard(card) {
   accept(data.state);
 }
 
-/** One call at a time from the player's hands; a refusal by the server ends the page. */
-async function act(call) {
-  if (busy || !page.state) return;
-  busy = true;
-  try {
-    await call();
-  } catch (error) {
-    if (error.final) fail(error);
-    else toast(error.message);
-  } finally {
-    busy = false;
-  }
+/** The player's calls go one at a time, in order; a refusal by the server ends the page. */
+function act(call) {
+  queue = queue.then(async () => {
+    if (!page.state || root.dataset.status === "error") return;
+    try {
+      await call();
+    } catch (error) {
+      if (error.final) fail(error);
+      else toast(error.message);
+    }
+  });
 }
 
 function fail(error) {
