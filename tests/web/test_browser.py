@@ -264,7 +264,7 @@ async def telegram_handshake(browser: Browser) -> None:
 async def play_the_deal(match: Match, anna: Browser, bea: Browser) -> Figures:
     """Anna plays deal 1 by tapping cards; every look at her page and Bea's is checked."""
     figures = Figures()
-    shots = viewport_checked = 0
+    shots = viewport_checked = peeked = 0
     moved: float | None = None
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
@@ -275,6 +275,7 @@ async def play_the_deal(match: Match, anna: Browser, bea: Browser) -> Figures:
             figures.updates.append(time.monotonic() - moved)
         figures.take(snap)
         if snap["scene"] == "deal":
+            assert shots and viewport_checked and peeked, (shots, viewport_checked, peeked)
             return figures
         await spectator_agrees(bea, snap)
         if len(snap["trick"]) >= 2 and not shots:
@@ -293,6 +294,9 @@ async def play_the_deal(match: Match, anna: Browser, bea: Browser) -> Figures:
                 {"top": 0, "bottom": 34, "left": 0, "right": 0},
             )
         assert snap["cue"] or moved is not None, snap  # the first turn is cued in the page
+        if snap["lastTrick"] == "Show the last trick" and not peeked:
+            await peek_at_the_last_trick(anna)
+            peeked = 1
         await make_a_move(anna, snap, figures)
         moved = time.monotonic()
         if not viewport_checked and shots:
@@ -305,6 +309,24 @@ async def play_the_deal(match: Match, anna: Browser, bea: Browser) -> Figures:
             viewport_checked = 1
         await waiting_looks(anna, figures)
     raise AssertionError("the deal did not end in time")
+
+
+async def peek_at_the_last_trick(anna: Browser) -> None:
+    """The button in the felt's corner shows the last trick in place, and hides it again."""
+    from selenium.webdriver.common.by import By
+
+    before = await look(anna)
+    await asyncio.to_thread(anna.driver.find_element(By.ID, "last-trick").click)
+    peek = await until(anna, lambda s: s["scene"] == "peek", "the last trick")
+    assert peek["lastTrick"] == "Hide the last trick" and peek["trick"] != before["trick"]
+    caption = await asyncio.to_thread(
+        anna.run, "return document.getElementById('caption').textContent"
+    )
+    assert caption.startswith("Last trick taken by"), caption
+    assert any(c["top"] for c in peek["trick"])  # the winner's cards marked
+    await asyncio.to_thread(anna.driver.find_element(By.ID, "last-trick").click)
+    back = await until(anna, lambda s: s["scene"] == "current", "the trick again")
+    assert back["trick"] == before["trick"]
 
 
 async def waiting_looks(anna: Browser, figures: Figures) -> None:
