@@ -50,11 +50,6 @@ class Members:
 
         return is_member
 
-    @property
-    def asked(self) -> int:
-        """Calls made to Telegram (for tests and logs)."""
-        return self._known.asked
-
 
 class NotSeated(Exception):
     """The person has no seat at that table (or it has no match): a translated reason."""
