@@ -188,6 +188,46 @@ def group_table(fake: FakeTelegram, table: Table) -> StoredMessage:
     return tables[-1]
 
 
+def disagreements(page: dict[str, Any], group: str) -> list[str]:
+    """What the page shows that the group's table does not (empty: they agree)."""
+    lines = group.splitlines()
+    problems = []
+    for label, text in (("trump/stock", page["stock"]), ("standings", page["score"])):
+        if text not in lines:
+            problems.append(f"{label} {text!r}")
+    names = {}
+    for chip in page["chips"]:
+        name, counts = chip["title"].split(" · ", 1)
+        names[chip["seat"]] = name
+        if not any(name in line and line.endswith(counts) for line in lines):
+            problems.append(f"seat {name!r}: {counts!r}")
+    if page["scene"] == "current":
+        for seat, name in names.items():
+            cards = [c["card"] for c in page["trick"] if c["seat"] == seat]
+            if not cards:
+                continue
+            said = [line for line in lines if line.startswith((f"🤖 {name}:", f"{name}:"))]
+            shown = " ".join(c for c in cards if c)
+            if not any((shown in line) if shown else ("face down" in line) for line in said):
+                problems.append(f"play {name}: {cards}")
+    return problems
+
+
+async def agrees_with_the_group(match: Match, anna: Browser) -> dict[str, Any]:
+    """The table waits for Anna: her page and the group's table say the same."""
+    problems: list[str] = []
+    deadline = time.monotonic() + 5  # the group's edit may come a little later
+    while True:
+        snap = await look(anna)
+        group = group_table(match.fake, match.table).text or ""
+        problems = disagreements(snap, group)
+        if not problems or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(0.1)
+    assert not problems, (problems, snap, group)
+    return snap
+
+
 async def look(browser: Browser) -> dict[str, Any]:
     data: dict[str, Any] = await asyncio.to_thread(browser.run, SNAPSHOT_JS)
     return data
@@ -277,6 +317,7 @@ async def play_the_deal(match: Match, anna: Browser, bea: Browser) -> Figures:
         if snap["scene"] == "deal":
             assert shots and viewport_checked and peeked, (shots, viewport_checked, peeked)
             return figures
+        snap = await agrees_with_the_group(match, anna)
         await spectator_agrees(bea, snap)
         if len(snap["trick"]) >= 2 and not shots:
             await both_themes(anna, "trick")
