@@ -484,6 +484,7 @@ async def deal_result(match: Match, anna: Browser) -> None:
     snap = await until(anna, lambda s: s["overlay"] is not None, "the deal's result")
     box = snap["overlay"]
     assert snap["scrollY"] == 0 and box["y"] >= 0 and box["y"] + box["h"] <= snap["innerHeight"]
+    assert box["next"] is not None and box["next"]["bottom"] <= box["y"] + box["h"], box  # in it
     assert box["text"].startswith("🏁 Deal 1 is over")
     assert box["plays"] == 4 and box["winner"] >= 1, box  # the last trick, its winner marked
     assert all(c["w"] >= 44 for c in snap["faceUp"] if c["mini"])

@@ -304,7 +304,7 @@ function drawOverlay(box, state, strings, dealShown, on) {
 function miniTrick(trick, state, strings) {
   const row = el("div", { class: "mini-trick" });
   for (const [seat, cards] of model.trickBySeat(trick)) {
-    const fan = el("div", { class: "fan" });
+    const fan = el("div", { class: "fan", "data-count": cards.length });
     for (const c of cards) {
       const node = tableCard(c.card, { label: model.say(strings, "face_down"), trump: c.trump });
       node.classList.toggle("top", c.top && c.card !== null);

@@ -35,7 +35,9 @@ return {
   stock: document.getElementById('stock') ? document.getElementById('stock').getAttribute('aria-label') : null,
   overlay: overlay && shown(overlay) ? {...box(overlay), text: overlay.innerText,
     plays: overlay.querySelectorAll('.mini-trick .play').length,
-    winner: overlay.querySelectorAll('.mini-trick .card.top').length} : null,
+    winner: overlay.querySelectorAll('.mini-trick .card.top').length,
+    next: document.getElementById('next-deal')
+      ? {bottom: document.getElementById('next-deal').getBoundingClientRect().bottom} : null} : null,
   confirm: [...document.querySelectorAll('#actions button.confirm')].map(text),
   lastTrick: document.getElementById('last-trick') && shown(document.getElementById('last-trick'))
     ? document.getElementById('last-trick').getAttribute('aria-label') : null,
