@@ -82,7 +82,7 @@ function haptic(kind) {
 
 function relayout() {
   view.resized();
-  if (page.state) view.render(page, strings);
+  update(page);
 }
 
 // ------------------------------------------------------------------ state
