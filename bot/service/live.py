@@ -24,9 +24,10 @@ FRESH = 12.0  # seconds a page counts as watching after its last sign of life (i
 
 
 class Watcher:
-    """One stream's doorbell: set when its table changed, or when the process stops."""
+    """One stream's doorbell: set when its table changed, or when the process stops.
+    ``seat`` None: a spectator's page (it never makes a seat count as watched)."""
 
-    def __init__(self, table_id: int, seat: int, user_id: int = 0) -> None:
+    def __init__(self, table_id: int, seat: int | None, user_id: int = 0) -> None:
         self.table_id = table_id
         self.seat = seat
         self.user_id = user_id
@@ -45,7 +46,8 @@ class TooManyWatchers(Exception):
 class Live:
     def __init__(self) -> None:
         self._watchers: dict[int, set[Watcher]] = {}
-        self._seats: Counter[tuple[int, int]] = Counter()
+        # (table, seat, 0) for a seat's pages; (table, None, user) for a spectator's
+        self._seats: Counter[tuple[int, int | None, int]] = Counter()
         self._count = 0
 
     def changed(self, table_id: int) -> None:
@@ -68,8 +70,9 @@ class Live:
                 watcher.seen_at = now
 
     @contextmanager
-    def watch(self, table_id: int, seat: int, user_id: int = 0) -> Iterator[Watcher]:
-        key = (table_id, seat)
+    def watch(self, table_id: int, seat: int | None, user_id: int = 0) -> Iterator[Watcher]:
+        """A spectator (``seat`` None) may open a few streams of their own."""
+        key = (table_id, seat, 0 if seat is not None else user_id)
         if self._count >= MAX_WATCHERS or self._seats[key] >= MAX_PER_SEAT:
             raise TooManyWatchers(f"table {table_id} seat {seat}")
         watcher = Watcher(table_id, seat, user_id)
@@ -91,7 +94,7 @@ class Live:
 
     def is_watched(self, table_id: int, seat: int) -> bool:
         """Whether the seat's player has the page open, visible and alive in this process."""
-        if self._seats.get((table_id, seat), 0) <= 0:
+        if self._seats.get((table_id, seat, 0), 0) <= 0:
             return False
         now = time.monotonic()
         return any(w.seat == seat and w.is_fresh(now) for w in self._watchers.get(table_id, ()))

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from telegram import (
+    Bot,
     CallbackQuery,
     ChatMember,
     ChatMemberRestricted,
@@ -24,6 +25,7 @@ from ..service.core import Core
 from ..service.people import remember, user_t
 from ..service.ports import ChatInfo, Person, Shared
 from ..service.reply import IsAdmin, IsMember, Press, Reply
+from ..service.webapp import GroupMember
 from ..storage import StorageUnavailable
 from .io import markup
 from .routes import ROUTES
@@ -98,11 +100,20 @@ def member_check(update: Update, context: Context) -> IsMember:
         user = update.effective_user
         if user is None:
             return False
+        return bool(await group_member(context.bot)(chat_id, user.id))
+
+    return is_member
+
+
+def group_member(bot: Bot) -> GroupMember:
+    """Asks Telegram whether a user is in a group (None: Telegram could not say)."""
+
+    async def is_member(chat_id: int, user_id: int) -> bool | None:
         try:
-            member = await context.bot.get_chat_member(chat_id, user.id)
+            member = await bot.get_chat_member(chat_id, user_id)
         except TelegramError as err:
             log.info("getChatMember failed in %s: %s", chat_id, err)
-            return False
+            return None
         if isinstance(member, ChatMemberRestricted):
             return member.is_member
         return member.status in (ChatMember.MEMBER, ChatMember.ADMINISTRATOR, ChatMember.OWNER)

@@ -36,6 +36,7 @@ from ..storage import open_storage
 from ..web.mini_app import MiniApp
 from ..web.server import WebServer
 from . import webhook
+from .handlers import group_member
 from .io import TelegramMessenger
 from .runtime import App, Runtime
 
@@ -256,7 +257,7 @@ async def _web(app: App, runtime: Runtime, config: Config, holder: str) -> Async
         server.add_routes(webhook.routes(receiver, path=path, secret=config.webhook_secret))
     mini_app = None
     if config.public_url is not None:  # Telegram opens the page there
-        mini_app = MiniApp(core, config.token)
+        mini_app = MiniApp(core, config.token, members=group_member(app.bot))
         server.add_routes(mini_app.routes())
     try:
         await server.start()

@@ -1,9 +1,11 @@
 """The Mini App's HTTP side: the page, its API and its live event stream (aiohttp routes).
 
 Every API call carries the raw ``initData`` in the ``X-Telegram-Init-Data`` header; it is
-checked (``auth``) before anything is read, and binds the caller to their own seat. Moves go
-through the service's use cases, the same as the hand's buttons. The stream pushes the seat's
-state after every committed change of its table (``Core.live``), with no Telegram call.
+checked (``auth``) before anything is read, and binds the caller to their own seat, or, for a
+member of the table's group who has none, to the public view (a spectator; membership is
+asked of Telegram once and cached). Moves go through the service's use cases, the same as the
+hand's buttons. The stream pushes the page's state after every committed change of its table
+(``Core.live``), with no Telegram call.
 """
 
 from __future__ import annotations
@@ -35,24 +37,31 @@ HEADER = "X-Telegram-Init-Data"
 RECHECK = 5.0  # seconds between a stream's own looks at its table (pushes may come from elsewhere)
 MAX_BODY = 2048
 BODY_TIMEOUT = 10.0  # seconds a request's body may take to arrive
-STATIC = {
-    "app.js": "application/javascript",
-    "cards.js": "application/javascript",
-    "theme.js": "application/javascript",
+JS = "application/javascript"
+STATIC = {  # the page's ES modules and its style sheet
+    "app.js": JS,
+    "api.js": JS,
+    "model.js": JS,
+    "view.js": JS,
+    "dom.js": JS,
     "app.css": "text/css",
 }
-# The page's own files only, and Telegram's script (optional: the page works without it).
+# The page's own files, and Telegram's script, which the page loads first. Inline style is
+# allowed for Telegram Web: its script puts the client's style in a <style> element.
 CSP = (
-    "default-src 'none'; script-src 'self' https://telegram.org; style-src 'self'; "
-    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
+    "default-src 'none'; script-src 'self' https://telegram.org; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'"
 )
 
 
 class MiniApp:
-    def __init__(self, core: Core, token: str) -> None:
+    def __init__(self, core: Core, token: str, members: webapp.GroupMember | None = None) -> None:
+        """``members``: asks Telegram whether a user is in a group (None: nobody may watch)."""
         self.core = core
         self._token = token
         self._limit = RateLimit()
+        self.members = webapp.Members(members or _nobody)
         folder = resources.files("bot.web") / "static"
         self._files = {name: (folder / name).read_bytes() for name in [*STATIC, "app.html"]}
 
@@ -198,9 +207,14 @@ class MiniApp:
 
     async def _page(self, table_id: int, user: WebUser) -> webapp.SeatPage:
         try:
-            return await webapp.open_seat(self.core, table_id, _person(user))
+            member = self.members.of(user.user_id)
+            return await webapp.open_seat(self.core, table_id, _person(user), member)
         except webapp.NotSeated as err:
             raise _refused(403, str(err)) from None
+
+
+async def _nobody(_chat_id: int, _user_id: int) -> bool:
+    return False
 
 
 def _person(user: WebUser) -> Person:
