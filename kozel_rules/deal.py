@@ -18,7 +18,7 @@ from .card import CARDS, Suit
 from .compact import CODE_OF_VERB, DEAL_OVER, GIVE, LEAD, OVER, Log
 from .errors import RecordError
 from .event import DealEnded, DealStarted, MatchEnded, TrickTaken
-from .result import DealResult, MatchResult
+from .result import DealResult, MatchResult, placings
 from .scoring import score_deal, sides_going_out
 from .state_fields import StateFields
 from .variant import FirstLeader, NextDeal, TrumpKind, Variant, get_variant
@@ -388,7 +388,7 @@ class DealRules(StateFields):
 
     def _put_out(self, going: tuple[int, ...]) -> None:
         defeat = self.defeat_points
-        # within one deal: fewer defeat points first, so the last one out is the goat
+        # within one deal: fewer defeat points first (they share their place all the same)
         self.sides_out.extend(sorted(going, key=lambda x: (defeat[x], -x)))
         for s in range(self.players):
             if self.side_of[s] in going:
@@ -398,11 +398,13 @@ class DealRules(StateFields):
 
     def _end_match(self, log: Log | None) -> None:
         self.phase = OVER
+        out_by_deal = [r.out for r in self.deal_results if r.out]
         self.match_result = MatchResult(
             defeat_points=tuple(self.defeat_points),
             winners=self.sides_in,
             losers=tuple(self.sides_out),
-            goat=self.sides_out[-1],
+            goats=out_by_deal[0],
+            places=placings(self.sides_in, out_by_deal),
             goat_with_eggs=self.eggs_fell,
             deals=self.deal_number,
         )

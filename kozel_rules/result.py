@@ -25,9 +25,25 @@ class DealResult:
 
 @dataclass(frozen=True)
 class MatchResult:
+    """RULES.md "End of a match": placings follow the order of going out, the last one in
+    first; the first out are the goats (sides out in the same deal share their place)."""
+
     defeat_points: tuple[int, ...]  # per side, final totals
     winners: tuple[int, ...]  # sides still in at the end (one side)
     losers: tuple[int, ...]  # sides that went out, in the order they went out
-    goat: int  # the side that lost the last: with two sides the loser; with 3 the last one out
+    goats: tuple[int, ...]  # the first sides out (one, or those out in that same deal)
+    places: tuple[int, ...]  # per side: 1 for the winners; sides out together share a place
     goat_with_eggs: bool  # eggs fell in this match (RULES.md: "the goat with eggs")
     deals: int
+
+
+def placings(winners: tuple[int, ...], out_by_deal: list[tuple[int, ...]]) -> tuple[int, ...]:
+    """Each side's place: the winners first, then the sides out, the last out first; sides out
+    in the same deal share a place, and the next place counts them (1, 2, 2)."""
+    places = {side: 1 for side in winners}
+    better = len(winners)
+    for group in reversed(out_by_deal):
+        for side in group:
+            places[side] = better + 1
+        better += len(group)
+    return tuple(places[side] for side in range(len(places)))
