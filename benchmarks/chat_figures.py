@@ -70,6 +70,7 @@ MATCH_OVER = "The match is over!"
 TAKER = re.compile(r"[Tt]aken by (?:🤖 )?(\w+)|(\w+) took the last trick")
 DEAL = re.compile(r"(?:deal|Deal) (\d+)")
 TRICKS = re.compile(r"(\d+) tricks?\b")
+SO_FAR = re.compile(r"Tricks so far: (.+)")  # every taker of the deal so far, in order
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -185,7 +186,8 @@ class Run:
     group: SimGroup
     people: list[Person]
     table_id: int = 0
-    started_at: float = 0.0
+    opened_at: float = 0.0  # /newgame
+    started_at: float = 0.0  # Start
     lobby_id: int = 0
     error: str | None = None
     over: asyncio.Event = field(default_factory=asyncio.Event)
@@ -198,12 +200,12 @@ class Run:
                 await user.start_bot()
                 await self.fake.wait_for_message(user, since=mark, timeout=60)
             mark = self.fake.mark()
+            self.opened_at = time.time()
             await users[0].send(self.group, f"/newgame {self.variant}")
             lobby = await self.fake.wait_for_message(
                 self.group, lambda m: any(b.text.endswith("Join") for b in m.buttons), since=mark
             )
             self.lobby_id = lobby.message_id
-            self.started_at = time.time()
             for user in users[1:]:
                 await user.press_button(self.group, self.lobby_id, contains="Join", timeout=30)
                 await self.fake.wait_for(
@@ -217,6 +219,7 @@ class Run:
                 self.group, self.lobby_id, contains="Start", timeout=30
             )
             assert not answer.show_alert, answer.text
+            self.started_at = time.time()
             tasks = [asyncio.create_task(p.run()) for p in self.people]
             await self.fake.wait_for(self._over, 1800, what=f"{self.variant}: the match over")
             found = read(self.db, "SELECT id FROM game_tables ORDER BY id")
@@ -279,7 +282,9 @@ def figures(fake: FakeTelegram, run: Run) -> dict[str, object]:
     )
     presses = sum(p.presses for p in run.people)
 
-    calls = [c for c in fake.calls if c.time >= run.started_at - 5]
+    # The group from /newgame on (the lobby counts); private chats from Start on (the hello
+    # of /start is no ping of the game).
+    calls = [c for c in fake.calls if c.time >= run.opened_at]
     group_calls = Counter(
         c.method for c in calls if str(c.params.get("chat_id")) == str(group_id) and c.ok
     )
@@ -294,6 +299,7 @@ def figures(fake: FakeTelegram, run: Run) -> dict[str, object]:
         for c in calls
         if c.method == "sendMessage"
         and c.ok
+        and c.time >= run.started_at
         and int(str(c.params.get("chat_id"))) in user_ids
         and not c.params.get("disable_notification")
     )
@@ -312,6 +318,10 @@ def figures(fake: FakeTelegram, run: Run) -> dict[str, object]:
                 continue
             count = sum(int(n) for n in TRICKS.findall(text))
             shown.add((int(deal.group(1)), count, taker.group(1) or taker.group(2)))
+            so_far = SO_FAR.search(text)
+            if so_far is not None:
+                for number, name in enumerate(so_far.group(1).split(" · "), start=1):
+                    shown.add((int(deal.group(1)), number, name.removeprefix("🤖 ")))
     seen = sum((t.deal, t.number, t.taker) in shown for t in tricks)
     left = [m for m in every if m.from_bot and not m.deleted]
     last = left[-1].text.splitlines()[0] if left and left[-1].text else ""

@@ -13,12 +13,12 @@ import random
 from collections.abc import Sequence
 from typing import Self
 
-from ._tables import BIT, SUIT_MASK, mask_points, tables_for
+from ._tables import BIT, SUIT_MASK, cards_of, mask_points, tables_for
 from .card import CARDS, Suit
-from .compact import CODE_OF_VERB, DEAL_OVER, GIVE, LEAD, OVER, Log
+from .compact import CODE_OF_VERB, DEAL_OVER, GIVE, LEAD, OVER, V_DISCARD, VERB_OF_CODE, Log
 from .errors import RecordError
 from .event import DealEnded, DealStarted, MatchEnded, TrickTaken
-from .result import DealResult, MatchResult, placings
+from .result import DealResult, MatchResult, PlayView, placings
 from .scoring import score_deal, sides_going_out
 from .state_fields import StateFields
 from .variant import FirstLeader, NextDeal, TrumpKind, Variant, get_variant
@@ -372,6 +372,17 @@ class DealRules(StateFields):
             queen_side=queen_side if caught else None,
             last_trick_seat=self.last_taker if self.last_taker >= 0 else None,
             out=tuple(sorted(going)) if going else (),
+            last_trick=self._public_last_trick(),
+            queen_seats=(self.queen_seat, self.catcher_seat) if caught else None,
+        )
+
+    def _public_last_trick(self) -> tuple[PlayView, ...]:
+        """The last trick taken, as every seat saw it: face-down cards without their faces."""
+        if self.last_trick is None:
+            return ()
+        return tuple(
+            PlayView(s, VERB_OF_CODE[verb], () if verb == V_DISCARD else cards_of(m), m.bit_count())
+            for s, verb, m in self.last_trick[2]
         )
 
     def _deal_winner(self, result: DealResult) -> int:

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .card import Suit
+from .action import Verb
+from .card import Card, Suit
+
+
+@dataclass(frozen=True)
+class PlayView:
+    """One play of a trick as a seat sees it."""
+
+    seat: int
+    verb: Verb
+    cards: tuple[Card, ...]  # empty for face-down plays of other seats
+    count: int
 
 
 @dataclass(frozen=True)
@@ -21,6 +32,10 @@ class DealResult:
     queen_side: int | None  # ziege: the side that played the caught Q♣
     last_trick_seat: int | None
     out: tuple[int, ...]  # sides that went out after this deal
+    # The deal's last trick taken, as everyone saw it (face-down cards without their faces),
+    # and, when the queen was caught, the seats of the queen and of the seven that caught it.
+    last_trick: tuple[PlayView, ...] = ()
+    queen_seats: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ exceptions: the sender decides about retries; a chat that cannot be reached is h
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from html import escape
 
@@ -33,9 +34,7 @@ async def deliver(core: Core, item: Owed) -> list[Owed]:
         assert item.text is not None
         thread_id = await _thread_of(core, item)
         try:
-            await core.messenger.send(
-                item.chat_id, Screen(item.text), notify=item.notify, thread_id=thread_id
-            )
+            await _post(core, item, Screen(item.text), thread_id)
         except TopicGone:
             assert item.table_id is not None  # only a table's posts go to a topic
             log.info("the topic of table %s is gone: a post is dropped", item.table_id)
@@ -55,6 +54,19 @@ async def deliver(core: Core, item: Owed) -> list[Owed]:
     return await _hand(core, item.table_id, item.seat, item)
 
 
+async def _post(core: Core, item: Owed, screen: Screen, thread_id: int | None) -> None:
+    """A post goes once: as an edit of the message it takes the place of (a deal's result of
+    that deal's table), or as a new message when there is none or it is gone."""
+    if item.message_id is not None:
+        try:
+            await core.messenger.edit(item.chat_id, item.message_id, screen)
+            core.remember_shown(item.chat_id, item.message_id, hash(screen))
+            return
+        except MessageGone:
+            pass
+    await core.messenger.send(item.chat_id, screen, notify=item.notify, thread_id=thread_id)
+
+
 async def _thread_of(core: Core, item: Owed) -> int | None:
     """The forum topic a table's post goes to (a post to a player's private chat has none)."""
     if item.table_id is None:
@@ -67,11 +79,14 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
     table = await core.storage.tables.get(table_id)
     if table is None or table.match_state is None:
         return []
+    view = core.match_of(table).view(None)
+    if view.match_over and table.table_message_id is None:
+        return []  # the last deal's result took the table's place; the match's result is last
     t = await chat_t(core, table.chat_id)
     screen = table_screen(
         t,
-        view=core.match_of(table).view(None),
-        seats=seat_infos(table),
+        view=view,
+        seats=seat_infos(table, t),
         deal_lines=[f"\n{table.note}"] if table.note else [],
         cancelled=table.status == TableStatus.CANCELLED,
         app_link=webapp.table_link(core, table_id),
@@ -105,10 +120,13 @@ async def _lobby(core: Core, table_id: int, item: Owed) -> list[Owed]:
     if table.status == TableStatus.LOBBY:
         screen = feed.render_lobby(core, t, table)
     elif table.lobby_message_id is None:
-        return []  # never shown: nothing to close
+        return []  # never shown, or it became the table: nothing to close
+    elif table.match_state is not None:
+        # Shown only after the match began (its send crossed the Start): the table is below.
+        await _remember(core, table_id, _forget_lobby)
+        return feed.delete(table.chat_id, table.lobby_message_id)
     else:
-        cancelled = table.status == TableStatus.CANCELLED
-        screen = Screen(lobby_closed_text(t, cancelled=cancelled))
+        screen = Screen(lobby_closed_text(t))
     try:
         # A new table is news: its lobby comes with a notification.
         sent = await _show(
@@ -138,6 +156,10 @@ def _set_lobby_message(table: TableRecord, message_id: int) -> None:
     table.lobby_message_id = message_id
 
 
+def _forget_lobby(table: TableRecord) -> None:
+    table.lobby_message_id = None
+
+
 async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
     table = await core.storage.tables.get(table_id)
     if table is None or table.match_state is None or seat >= len(table.seats):
@@ -156,13 +178,14 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
         screen = hand_screen(
             t,
             view=view,
-            seats=seat_infos(table),
+            seats=seat_infos(table, t),
             chat_title=title,
             table_id=table_id,
             ply=match.ply,
             selection=[Card.parse(c) for c in record.selection],
             away=record.away,
             page_url=webapp.page_url(core, table_id),
+            seconds_left=None if record.deadline is None else record.deadline - time.time(),
         )
     chat = user.private_chat_id if user and user.private_chat_id else record.user_id
     # A new hand message (with a notification) only while it is still their turn.
