@@ -23,10 +23,12 @@ from . import closing, feed, turns, webapp
 from .admin import topic_gone
 from .core import Core
 from .people import chat_t, chat_title, seat_infos, user_t
-from .ports import MessageGone, TopicGone, Unreachable
+from .ports import MessageGone, TopicGone, Transient, Unreachable
 from .retry import retry_stale
 
 log = logging.getLogger(__name__)
+
+LATE_EDIT = 10.0  # seconds after which an edit that timed out has surely landed or is lost
 
 
 async def deliver(core: Core, item: Owed) -> list[Owed]:
@@ -34,7 +36,7 @@ async def deliver(core: Core, item: Owed) -> list[Owed]:
         assert item.text is not None
         thread_id = await _thread_of(core, item)
         try:
-            await _post(core, item, Screen(item.text), thread_id)
+            return await _post(core, item, Screen(item.text), thread_id)
         except TopicGone:
             assert item.table_id is not None  # only a table's posts go to a topic
             log.info("the topic of table %s is gone: a post is dropped", item.table_id)
@@ -54,17 +56,32 @@ async def deliver(core: Core, item: Owed) -> list[Owed]:
     return await _hand(core, item.table_id, item.seat, item)
 
 
-async def _post(core: Core, item: Owed, screen: Screen, thread_id: int | None) -> None:
+async def _post(core: Core, item: Owed, screen: Screen, thread_id: int | None) -> list[Owed]:
     """A post goes once: as an edit of the message it takes the place of (a deal's result of
-    that deal's table), or as a new message when there is none or it is gone."""
+    that deal's table), or as a new message when there is none or it is gone. An edit of that
+    message that timed out may still land later, over the result: the result is then edited
+    once more, after a while."""
     if item.message_id is not None:
         try:
             await core.messenger.edit(item.chat_id, item.message_id, screen)
             core.remember_shown(item.chat_id, item.message_id, hash(screen))
-            return
         except MessageGone:
             pass
+        else:
+            if core.unsure.pop((item.chat_id, item.message_id)) is None:
+                return []
+            again = time.time() + LATE_EDIT
+            return [
+                feed.post(
+                    item.chat_id,
+                    screen.text,
+                    table_id=item.table_id,
+                    over=item.message_id,
+                    after=again,
+                )
+            ]
     await core.messenger.send(item.chat_id, screen, notify=item.notify, thread_id=thread_id)
+    return []
 
 
 async def _thread_of(core: Core, item: Owed) -> int | None:
@@ -95,6 +112,10 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
         sent = await _show(
             core, table.chat_id, table.table_message_id, screen, item.renew, table.thread_id
         )
+    except Transient:
+        if table.table_message_id is not None:  # the edit may yet land, late
+            core.unsure.put((table.chat_id, table.table_message_id), time.time())
+        raise
     except TopicGone:
         log.info("the topic of table %s is gone", table_id)
         await topic_gone(core, table_id)

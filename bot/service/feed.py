@@ -115,9 +115,11 @@ def post(
     table_id: int | None = None,
     notify: bool = True,
     over: int | None = None,
+    after: float = 0.0,
 ) -> Owed:
     """A message sent once. ``over``: a message it replaces by an edit (a deal's result
-    takes the place of that deal's table), sent anew only if that one is gone."""
+    takes the place of that deal's table), sent anew only if that one is gone. ``after``:
+    not before then (epoch seconds)."""
     return Owed(
         OutboxKind.POST,
         chat_id,
@@ -126,6 +128,7 @@ def post(
         text=text,
         notify=notify and over is None,
         message_id=over,
+        not_before=after,
     )
 
 
