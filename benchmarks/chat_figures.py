@@ -51,6 +51,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from e2e.driver import op_of
 from e2e.intent import enact, hand_of, hand_where, seat_of, stored_match
 from fakebot.limits import TelegramLimits
 from fakebot.models import StoredMessage, keyboard_buttons
@@ -65,7 +66,7 @@ from kozel_rules.match import Match
 
 NAMES = ("Anna", "Boris", "Vera", "Gleb")
 VARIANTS = {"street": 4, "ziege": 4, "moscow": 3}
-MATCH_OVER = "The match is over!"
+MATCH_OVER = "🏆"  # the match's result, in any language
 # "taken by Anna:" (the table's last trick, old and new) or "Anna took the last trick".
 TAKER = re.compile(r"[Tt]aken by (?:🤖 )?(\w+)|(\w+) took the last trick")
 DEAL = re.compile(r"(?:deal|Deal) (\d+)")
@@ -85,6 +86,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--tap", type=float, nargs=2, default=(0.2, 0.5), metavar=("MIN", "MAX"))
     parser.add_argument("--timeout", type=float, default=1800.0, help="give up after (s)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    parser.add_argument(
+        "--language", default="en", help="the people's Telegram language (the groups' too)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the work dir")
     parser.add_argument(
         "--transcripts",
@@ -167,7 +171,7 @@ class Person:
         )
         self.presses += made.presses
         for answer in made.answers:
-            if answer.text and not answer.text.startswith("Played"):
+            if answer.text and not answer.text.startswith(("Played", "Сыграно")):
                 self.refusals[answer.text] += 1
         if made.played:
             self.plays += 1
@@ -203,11 +207,13 @@ class Run:
             self.opened_at = time.time()
             await users[0].send(self.group, f"/newgame {self.variant}")
             lobby = await self.fake.wait_for_message(
-                self.group, lambda m: any(b.text.endswith("Join") for b in m.buttons), since=mark
+                self.group, lambda m: any(op_of(b) == "join" for b in m.buttons), since=mark
             )
             self.lobby_id = lobby.message_id
             for user in users[1:]:
-                await user.press_button(self.group, self.lobby_id, contains="Join", timeout=30)
+                await user.press_button(
+                    self.group, self.lobby_id, predicate=lambda b: op_of(b) == "join", timeout=30
+                )
                 await self.fake.wait_for(
                     lambda u=user: (
                         u.first_name in (self.fake.message(self.group, self.lobby_id).text or "")
@@ -216,7 +222,7 @@ class Run:
                     what=f"{user.first_name} seated",
                 )
             answer = await users[0].press_button(
-                self.group, self.lobby_id, contains="Start", timeout=30
+                self.group, self.lobby_id, predicate=lambda b: op_of(b) == "start", timeout=30
             )
             assert not answer.show_alert, answer.text
             self.started_at = time.time()
@@ -235,7 +241,7 @@ class Run:
                 await asyncio.wait_for(asyncio.gather(*tasks), 5)
 
     def _over(self) -> bool:
-        return any(MATCH_OVER in (m.text or "") for m in self.fake.messages(self.group))
+        return any((m.text or "").startswith(MATCH_OVER) for m in self.fake.messages(self.group))
 
 
 @dataclass
@@ -438,7 +444,7 @@ async def main(args: argparse.Namespace, workdir: Path) -> int:
         assert isinstance(bot.db, Path)
         runs = []
         for index, variant in enumerate(args.variants):
-            users = [fake.add_user(name) for name in NAMES[: VARIANTS[variant]]]
+            users = [fake.add_user(name, args.language) for name in NAMES[: VARIANTS[variant]]]
             group = fake.add_group(f"Kozel club {index + 1}", users, admins=users[:1])
             people = [
                 Person(
