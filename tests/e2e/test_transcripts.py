@@ -319,3 +319,34 @@ async def test_every_refusal_names_its_rule(
     assert len(said) >= 3, said
     assert not any("cannot be played" in text for text in said)
     assert refusal_text(EN, Refused.NOT_YET) in waited
+
+
+# ------------------------------------------------------------------ the turn timer
+
+
+async def test_the_hand_shows_the_time_left_when_the_turn_timer_runs_short(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    """A 22 s turn timer (60 s scaled): 20 s before it runs out the hand is edited in place,
+    without a sound, to say how many seconds are left."""
+    bot = bot_process(env={**ENV_FAST, "KOZEL_TIMEOUT_SCALE": "0.37"})
+    await bot.start()
+    anna = fake_telegram.add_user("Anna")
+    group = fake_telegram.add_group("Kozel club", [anna], admins=[anna])
+    table = Table(fake_telegram, group)
+    await table.start_private(anna)
+    await table.open(anna, "street")
+    for _ in range(3):
+        await table.add_computer(anna, "random")
+    await table.start(anna)
+    turn = await fake_telegram.wait_for_message(
+        anna, lambda m: "👉" in (m.text or ""), new=False, timeout=30
+    )
+    sends = len(fake_telegram.calls_to("sendMessage"))
+    hurried = await fake_telegram.wait_for_message(
+        anna, lambda m: "⏳" in (m.text or ""), new=False, timeout=15
+    )
+    assert hurried.message_id == turn.message_id  # an edit of the same hand: no sound
+    assert len(fake_telegram.calls_to("sendMessage")) == sends
+    left = re.search(r"⏳ (\d+) seconds? left to move\.", hurried.text or "")
+    assert left is not None and 1 <= int(left.group(1)) <= 20, hurried.text
