@@ -161,8 +161,8 @@ class Config:
         "KOZEL_PRESS_RATE",
         4.0,
         "presses and commands one person may send a second after a burst of "
-        '`KOZEL_PRESS_BURST`; more get one "slow down" and are then dropped, so one person '
-        "cannot slow the bot for others",
+        '`KOZEL_PRESS_BURST`; a press beyond is answered "slow down" and a command dropped, '
+        "with no other work, so one person cannot slow the bot for others",
         above=0,
     )
     press_burst: int = setting(
@@ -230,15 +230,17 @@ class Config:
     lease_seconds: float = setting(
         "KOZEL_LEASE_SECONDS",
         30.0,
-        "one bot per database: the running bot holds a lease in it; a second process on the "
-        "same database waits (saying so in one line) until the first stops cleanly or its "
-        "lease has expired this long after its last renewal",
+        "webhook workers: how long a worker's claim on a timer or a chat lasts; a dead "
+        "worker's timers and chats are taken over this long after its last renewal (polling: "
+        "one bot per database holds a lock the system frees when it dies; a second process "
+        "waits, saying so in one line, and takes over the moment the first one is gone)",
         above=0,
     )
     lease_renew: float = setting(
         "KOZEL_LEASE_RENEW",
         10.0,
-        "seconds between renewals of the lease (below `KOZEL_LEASE_SECONDS`)",
+        "seconds between renewals of a webhook worker's leases and claims (below "
+        "`KOZEL_LEASE_SECONDS`)",
         above=0,
     )
 
@@ -343,7 +345,7 @@ ELSEWHERE = (
     Spec(
         "KOZEL_LOCALES",
         "folder of the gettext catalogs (read by `bot.i18n`)",
-        shown="the project's `locales/`",
+        shown="the installed package's catalogs (a checkout: its `locales/`)",
     ),
 )
 

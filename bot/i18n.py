@@ -77,9 +77,14 @@ def negotiate(code: str | None) -> str:
 
 
 def locales_dir() -> Path:
-    """The directory holding ``<lang>/LC_MESSAGES/messages.po`` (``$KOZEL_LOCALES`` wins)."""
+    """The directory holding ``<lang>/LC_MESSAGES/messages.po`` (or ``.mo``): ``$KOZEL_LOCALES``
+    when set; else the catalogs compiled into the installed package (``bot/locales``, in a
+    wheel: see setup.py); else the checkout's ``locales/``."""
     override = os.environ.get(LOCALES_ENV)
-    return Path(override) if override else REPO_ROOT / "locales"
+    if override:
+        return Path(override)
+    packaged = Path(__file__).resolve().parent / "locales"
+    return packaged if packaged.is_dir() else REPO_ROOT / "locales"
 
 
 def catalog_path(lang: str, directory: Path | None = None) -> Path:
@@ -161,11 +166,15 @@ def load_translations(lang: str, directory: Path | None = None) -> gettext.NullT
     from babel.messages.pofile import PoFileError
 
     path = catalog_path(lang, directory)
-    if not path.is_file():
+    compiled = path.with_suffix(".mo")  # what a wheel carries (compiled by setup.py)
+    if not path.is_file() and not compiled.is_file():
         if lang != SOURCE_LANGUAGE:
             log.warning("no %s catalog at %s; using English", lang, path)
         return gettext.NullTranslations()
     try:
+        if not path.is_file():
+            with compiled.open("rb") as f:
+                return gettext.GNUTranslations(f)
         return _compile(read_catalog(path, lang))
     except (OSError, UnicodeDecodeError, PoFileError):
         log.exception("cannot load the %s catalog %s; using English", lang, path)

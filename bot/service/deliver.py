@@ -24,7 +24,7 @@ from .admin import topic_gone
 from .core import Core
 from .people import chat_t, chat_title, seat_infos, user_t
 from .ports import MessageGone, TopicGone, Transient, Unreachable
-from .retry import retry_stale
+from .retry import retry_stale, until_stored
 
 log = logging.getLogger(__name__)
 
@@ -189,6 +189,10 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
     if record.user_id is None:
         return []
     user = await core.storage.users.get(record.user_id)
+    if user is not None and not user.can_message:
+        # They blocked the bot: every call would be a 403 spent from the shared budget. A
+        # press or a /start of theirs says they are back, and their hand is shown again.
+        return []
     title = await chat_title(core, table.chat_id)
     t = user_t(user)
     match = core.match_of(table)
@@ -263,9 +267,15 @@ async def _show(
     return sent
 
 
-@retry_stale
 async def _remember(core: Core, table_id: int, change: Callable[[TableRecord], None]) -> None:
-    """Store a message id on the table (under its lock: moves may be saving it meanwhile)."""
+    """Store a message id on the table (under its lock: moves may be saving it meanwhile), even
+    through a moment without the database: the message is sent, and a hand or a table whose
+    new message is not stored would be sent anew."""
+    await until_stored(lambda: _store_message(core, table_id, change))
+
+
+@retry_stale
+async def _store_message(core: Core, table_id: int, change: Callable[[TableRecord], None]) -> None:
     async with core.table_lock(table_id):
         fresh = await core.storage.tables.get(table_id)
         if fresh is not None:

@@ -2,9 +2,10 @@
 
 Every press and command of a person spends a token of their own bucket (a burst, then a
 steady rate) and counts as in progress until it is handled. A person over their share is
-refused before the bot does any work for them: the first refusal says "slow down", later ones
-are dropped without a word (an answer costs an HTTP call too). So one person tapping hundreds
-of times holds at most a few of the bot's update slots, and everybody else is served at once.
+refused before the bot does any work for them (the adapter answers every refused press with
+"slow down": an answer is cheap and free of Telegram's flood limits). So one person tapping
+hundreds of times holds at most a few of the bot's update slots, and everybody else is served
+at once.
 """
 
 from __future__ import annotations
@@ -25,15 +26,13 @@ ADMINS_KEPT = 4096
 
 class Verdict(Enum):
     PASS = "pass"  # handle it
-    WARN = "warn"  # refuse it and say why (once per run of refusals)
-    DROP = "drop"  # refuse it silently
+    REFUSE = "refuse"  # over the share: do no work for it (a press is answered, that is all)
 
 
 @dataclass
 class _Share:
     bucket: TokenBucket
     busy: int = 0
-    warned: bool = False
 
     def is_busy(self) -> bool:
         return self.busy > 0
@@ -62,12 +61,8 @@ class Gate:
             share = _Share(TokenBucket(self.rate, float(self.burst), now))
             self._shares.put(user_id, share)
         if share.busy >= self.in_progress or not share.bucket.take(now):
-            if share.warned:
-                return Verdict.DROP
-            share.warned = True
-            return Verdict.WARN
+            return Verdict.REFUSE
         share.busy += 1
-        share.warned = False
         return Verdict.PASS
 
     def done(self, user_id: int) -> None:

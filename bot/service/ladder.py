@@ -28,7 +28,7 @@ from ..storage import (
 )
 from .core import Core
 from .people import chat_record, chat_t, remember, user_t
-from .ports import ChatInfo, Person
+from .ports import ChatInfo, Person, Shared
 from .rating import rate
 from .reply import IsAdmin, Press, Reply
 
@@ -130,6 +130,8 @@ async def top(core: Core, chat: ChatInfo, person: Person, args: Sequence[str]) -
 
 
 async def stats(core: Core, chat: ChatInfo, person: Person, target: StatsTarget) -> Reply:
+    if person.shared is not None:
+        return await _refuse_shared(core, chat, person.shared)
     t, user = await _translator(core, chat, person)
     if chat.is_private:
         return await _private_stats(core, t, user)
@@ -233,6 +235,8 @@ async def _private_stats(core: Core, t: Translator, user: UserRecord) -> Reply:
 
 
 async def history(core: Core, chat: ChatInfo, person: Person, args: Sequence[str]) -> Reply:
+    if person.shared is not None:
+        return await _refuse_shared(core, chat, person.shared)
     t, user = await _translator(core, chat, person)
     if chat.is_private:
         matches = await core.storage.ladder.history(user_id=user.user_id, limit=HISTORY_SIZE)
@@ -325,6 +329,21 @@ def _stale(ut: Translator, screen: Screen) -> Reply:
 
 
 # ------------------------------------------------------------------ helpers
+
+
+async def _refuse_shared(core: Core, chat: ChatInfo, shared: Shared) -> Reply:
+    """A message sent as a channel, or as the group by an anonymous admin, is nobody's: the
+    ladder answers people (and stores no user for a sender id many share)."""
+    t = await chat_t(core, chat.chat_id)
+    if shared is Shared.CHANNEL:
+        return Reply(
+            t._("You are writing as a channel: the ladder answers people. Write as yourself.")
+        )
+    return Reply(
+        t._(
+            "You are writing anonymously (as the group): I cannot tell who asks. Write as yourself."
+        )
+    )
 
 
 async def _translator(core: Core, chat: ChatInfo, person: Person) -> tuple[Translator, UserRecord]:

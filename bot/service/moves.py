@@ -24,6 +24,7 @@ from .core import Core
 from .people import chat_t, remember, user_t
 from .play import Seated, answer, find_seat, make, play, refusal
 from .reply import Press, Reply
+from .retry import retry_stale
 from .tap import tap
 
 
@@ -43,6 +44,7 @@ def seated(*, any_ply: bool = False, when_away: bool = False) -> Callable[[SeatC
     """Wrap a hand use case in the checks every hand press needs."""
 
     def wrap(case: SeatCase) -> PressCase:
+        @retry_stale  # another worker moved the table on: the press is judged again
         async def run(core: Core, press: Press) -> Reply:
             t = user_t(await remember(core, press.person, private=True))
             ply = None if any_ply else press.cb.version
@@ -87,7 +89,12 @@ async def _save_selection(core: Core, s: Seat) -> None:
     record.active_at = time.time()
     owe = [feed.hand(core, s.table, s.seat, Priority.PRESSER)]
     await core.storage.tables.select(
-        s.table.id, s.seat, record.selection, active_at=record.active_at, owe=owe
+        s.table.id,
+        s.seat,
+        record.selection,
+        active_at=record.active_at,
+        expected_version=s.table.version,
+        owe=owe,
     )
     core.wake_sender()
 

@@ -15,8 +15,9 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from ..storage import Timer, TimerRepo
+from ..storage import StorageUnavailable, Timer, TimerRepo
 from .ports import Due
+from .retry import until_stored
 from .turns import due_of
 
 log = logging.getLogger(__name__)
@@ -56,15 +57,10 @@ class TimerRunner:
         self._wake.set()
 
     async def run(self) -> None:
-        """Run due timers forever (cancel to stop)."""
+        """Run due timers forever (cancel to stop). A look that fails (the database is away)
+        ends it: its supervisor starts it again, and the timers under way go on."""
         while True:
-            try:
-                wait = await self.step()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the database may be away for a moment: look again soon
-                log.exception("looking for due timers failed")
-                wait = self.poll
+            wait = await self.step()
             await self._sleep(wait)
 
     async def step(self) -> float:
@@ -92,13 +88,18 @@ class TimerRunner:
             await self._run(due_of(timer))
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as err:
             # Left claimed: it is tried again when the claim runs out, like after a crash.
             self.failed += 1
-            log.exception("timer %s of table %s failed", timer.slot, timer.table_id)
+            if isinstance(err, StorageUnavailable):  # said by the store, once
+                log.debug("timer %s of table %s waits for the database", timer.slot, timer.table_id)
+            else:
+                log.exception("timer %s of table %s failed", timer.slot, timer.table_id)
         else:
             self.fired += 1
-            await self.timers.done(timer, self.holder)
+            # Not booked for long, it runs again when its claim ends: safe (it checks the table).
+            with contextlib.suppress(StorageUnavailable):
+                await until_stored(lambda: self.timers.done(timer, self.holder), within=30.0)
         finally:
             self._running.discard(asyncio.current_task())
             self._wake.set()

@@ -16,6 +16,7 @@ from bot.storage.errors import (
     SeatedElsewhereError,
     StaleVersionError,
     StorageError,
+    StorageUnavailable,
     TableNotFoundError,
 )
 from bot.storage.outbox import OutboxKind, Owed, Priority
@@ -53,13 +54,16 @@ from bot.storage.repos import (
     LadderRepo,
     LeaseRepo,
     OutboxRepo,
+    ProcessLock,
     Storage,
     TableRepo,
     TimerRepo,
+    UpdateRepo,
     UserRepo,
 )
 from bot.storage.sqlite import SqliteStorage
 from bot.storage.timers import Timer
+from bot.storage.updates import Taken
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -102,6 +106,7 @@ __all__ = [
     "PlayerResult",
     "PostgresStorage",
     "Priority",
+    "ProcessLock",
     "Rater",
     "Rating",
     "RatingChange",
@@ -114,13 +119,16 @@ __all__ = [
     "Standing",
     "Storage",
     "StorageError",
+    "StorageUnavailable",
     "TableNotFoundError",
     "TableRecord",
     "TableRepo",
     "TableStatus",
+    "Taken",
     "Tally",
     "Timer",
     "TimerRepo",
+    "UpdateRepo",
     "UserRecord",
     "UserRepo",
     "is_postgres_url",

@@ -34,6 +34,7 @@ from bot.storage.sqlite_schema import (
     SCHEMA_V7,
     SCHEMA_V8,
     SCHEMA_V9,
+    SCHEMA_V10,
 )
 
 
@@ -98,6 +99,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "seats lose the turn notice's message (the hand carries the turn)",
         SCHEMA_V9,
         postgres=pg_schema.V9,
+    ),
+    Migration(
+        10,
+        "turn timers paused while Telegram is away; the updates taken lately",
+        SCHEMA_V10,
+        postgres=pg_schema.V10,
     ),
 )
 

@@ -23,7 +23,10 @@ from ..service.gate import Gate
 from . import handlers, ladder_handlers
 from .lifespan import StartupError, Stopped, lifespan
 from .processor import FairProcessor
+from .request import WatchedRequest
 from .runtime import App, Runtime
+
+POLL_READ_TIMEOUT = 5.0  # seconds beyond the long poll's own (PTB adds them)
 
 COMMAND_HANDLERS = {
     "newgame": handlers.newgame_command,
@@ -50,9 +53,15 @@ def build(config: Config) -> App:
         # within a fair share so that nobody can fill every slot.
         .concurrent_updates(FairProcessor(Gate(config.press_rate, config.press_burst)))
     )
+    # Our own HTTP clients: a read timeout long enough for Telegram's slow answers, and every
+    # answer (or none) told to the watch on whether Telegram can be reached (``service.reach``).
+    calls = WatchedRequest(connection_pool_size=256)
+    polls = WatchedRequest(connection_pool_size=1, read_timeout=POLL_READ_TIMEOUT)
+    builder = builder.request(calls).get_updates_request(polls)
     if config.webhook_url is not None:
         builder = builder.updater(None)  # updates come to our own web server (webhook.py)
     app = builder.build()
+    app.bot_data.requests = [calls, polls]
     for name, callback in COMMAND_HANDLERS.items():
         app.add_handler(CommandHandler(name, callback))
     app.add_handler(CallbackQueryHandler(handlers.on_button))

@@ -2,10 +2,11 @@
 in reverse (one ``AsyncExitStack``), in both modes (long polling, webhook).
 
 Start: Telegram (getMe, tried again until it answers) → the database (polling: wait for its
-lease) → the service → the timers and the sender → PTB's update processing → the web server
-→ updates (polling, or the webhook set). Stop, after a signal or a lost lease: the reverse, so
-no update is taken that would not be processed, work under way may finish while the bot can
-still call Telegram, and the database goes last.
+lock) → the service → the timers and the sender → the watch on Telegram → PTB's update
+processing → the web server → updates (polling, or the webhook set). Stop, after a signal or a
+lost lock: the reverse, so no update is taken that would not be processed, work under way may
+finish while the bot can still call Telegram, and the database goes last. Every background
+loop runs under the runtime's supervisor, which starts a failed one again.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 from telegram import BotCommand, Update
-from telegram.error import BadRequest, NetworkError, RetryAfter
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
 from ..config import Config
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
@@ -27,6 +28,7 @@ from ..service import admin, timers
 from ..service.budget import Budget, Limits
 from ..service.core import Core, Settings
 from ..service.lease import Lease, Workers, holder_id
+from ..service.reach import Reach
 from ..service.restart import resume_all
 from ..service.sender import Sender
 from ..service.timer_runner import TimerRunner
@@ -34,6 +36,7 @@ from ..storage import open_storage
 from ..web.mini_app import MiniApp
 from ..web.server import WebServer
 from . import webhook
+from .handlers import group_member
 from .io import TelegramMessenger
 from .runtime import App, Runtime
 
@@ -71,8 +74,8 @@ class Stopped(Exception):
 async def lifespan(app: App, config: Config, stop: asyncio.Event) -> AsyncIterator[Runtime]:
     """Start the bot; yield its runtime while it runs; stop all of it once, in reverse.
 
-    ``stop`` set while starting (waiting for Telegram or the lease) ends it with ``Stopped``;
-    a lease taken over sets it."""
+    ``stop`` set while starting (waiting for Telegram or the database's lock) ends it with
+    ``Stopped``; the lock taken over sets it."""
     runtime = app.bot_data
     holder = holder_id()
     async with AsyncExitStack() as stack:
@@ -81,12 +84,16 @@ async def lifespan(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
         stack.push_async_callback(storage.close)
         workers = None
         if config.webhook_url is None:
-            await stack.enter_async_context(_lease(runtime, config, holder, stop))
+            await stack.enter_async_context(_lease(runtime, holder, stop))
         else:
             # Any number of workers share the database; each claims its timers and chats row
             # by row, and keeps to its share of the bot's call budget.
             workers = Workers(
-                storage.leases, holder, seconds=config.lease_seconds, renew_every=config.lease_renew
+                storage.leases,
+                holder,
+                seconds=config.lease_seconds,
+                renew_every=config.lease_renew,
+                updates=storage.updates,
             )
         # Alone, the stored timers are all this process's to run (see ``resume_all``).
         alone = workers is None or await workers.alive() == 0
@@ -96,9 +103,10 @@ async def lifespan(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
         await _register_commands(app)
         resumed = await resume_all(core, alone=alone)
         await stack.enter_async_context(_work(runtime, config, holder))
+        await stack.enter_async_context(_reach(app, runtime))
         await app.start()  # updates are processed from now on
         stack.push_async_callback(app.stop)
-        await stack.enter_async_context(_web(app, runtime, config))
+        await stack.enter_async_context(_web(app, runtime, config, holder))
         await stack.enter_async_context(_updates(app, config, stop))
         log.info("kozel-bot @%s ready; %d unfinished tables resumed", app.bot.username, resumed)
         yield runtime
@@ -116,26 +124,19 @@ async def _telegram(app: App, config: Config, stop: asyncio.Event) -> AsyncItera
 
 
 @asynccontextmanager
-async def _lease(
-    runtime: Runtime, config: Config, holder: str, stop: asyncio.Event
-) -> AsyncIterator[None]:
+async def _lease(runtime: Runtime, holder: str, stop: asyncio.Event) -> AsyncIterator[None]:
     """Polling: nothing is polled, sent or timed before this process holds the database's
-    lease; losing it (another process took over) stops the bot."""
+    lock (the system frees it when the holder dies); losing it (another process took over
+    after a database restart) stops the bot."""
     assert runtime.storage is not None
-    lease = Lease(
-        runtime.storage.leases,
-        seconds=config.lease_seconds,
-        renew_every=config.lease_renew,
-        holder=holder,
-    )
-    await until_stopped(lease.acquire(say=_say), stop)
-    runtime.lease = lease
-    renewal = asyncio.create_task(lease.keep(stop.set), name="lease renewal")
-    runtime.tasks.append(renewal)
+    lease = Lease(runtime.storage.process_lock(), holder=holder)
     try:
+        await until_stopped(lease.acquire(say=_say), stop)
+        runtime.lease = lease
+        runtime.supervisor.start("database lock", lambda: lease.keep(stop.set))
         yield
     finally:
-        renewal.cancel()
+        await runtime.supervisor.stop("database lock")
         await lease.release()  # a clean stop: the next process may start at once
 
 
@@ -158,6 +159,9 @@ def _core(app: App, runtime: Runtime, config: Config, holder: str) -> Core:
     runner.bind(lambda due: timers.fire(core, due))
     runtime.runner = runner
     runtime.core = core
+    reach = runtime.reach = Reach(storage.timers, storage.outbox, wake=core.wake_sender)
+    for request in runtime.requests:
+        request.on_answer, request.on_failure = reach.answered, reach.failed
     return core
 
 
@@ -166,25 +170,29 @@ async def _worker(runtime: Runtime, workers: Workers) -> AsyncIterator[None]:
     """Webhook: this worker announces itself, keeps to its share of the budget, and hears
     what the other workers save. At the end, every lease it holds (its chats and itself)
     goes back, so that the others take over at once."""
-    core = runtime.core
+    core, supervisor = runtime.core, runtime.supervisor
     runtime.workers = workers
     core.budget.share(await workers.announce())
-    renewal = asyncio.create_task(workers.keep(core.budget.share), name="worker lease")
-    runtime.tasks.append(renewal)
+    supervisor.start("worker lease", lambda: workers.keep(core.budget.share))
     runner = runtime.runner
     assert runner is not None
 
-    def heard(table_id: int) -> None:
+    def heard(table_id: int | None) -> None:
         # Another worker saved a table: what it owes may be ours to send (a chat we hold),
-        # its timers ours to run, its pages ours to tell.
-        core.table_changed(table_id)
+        # its timers ours to run, its pages ours to tell. None: some may have been missed.
+        if table_id is None:
+            core.outbox_ready.set()
+            core.live.changed_all()
+        else:
+            core.table_changed(table_id)
         runner.wake()
 
-    await core.storage.watch_tables(heard)
+    supervisor.start("database listener", lambda: core.storage.listen(heard))
     try:
         yield
     finally:
-        renewal.cancel()
+        await supervisor.stop("database listener")
+        await supervisor.stop("worker lease")
         try:
             await core.storage.leases.release_all(workers.holder)
         except Exception:
@@ -195,25 +203,36 @@ async def _worker(runtime: Runtime, workers: Workers) -> AsyncIterator[None]:
 async def _work(runtime: Runtime, config: Config, holder: str) -> AsyncIterator[None]:
     """The stored timers and the outbox sender; at the end they finish what is under way
     (briefly) and give back their claims."""
-    core, runner = runtime.core, runtime.runner
+    core, runner, supervisor = runtime.core, runtime.runner, runtime.supervisor
     assert runner is not None
     polling = config.webhook_url is None
     sender = Sender(core, holder=None if polling else holder, claim_seconds=config.lease_seconds)
     runtime.sender = sender
-    timed = asyncio.create_task(runner.run(), name="timers")
-    sending = asyncio.create_task(sender.run(), name="outbox sender")
-    runtime.tasks += [timed, sending]
+    supervisor.start("timers", runner.run)
+    supervisor.start("outbox sender", sender.run)
     try:
         yield
     finally:
-        timed.cancel()
+        await supervisor.stop("timers")
         await runner.stop()  # its claims go back: other workers may run them at once
-        sending.cancel()
+        await supervisor.stop("outbox sender")
         await sender.stop()
 
 
 @asynccontextmanager
-async def _web(app: App, runtime: Runtime, config: Config) -> AsyncIterator[None]:
+async def _reach(app: App, runtime: Runtime) -> AsyncIterator[None]:
+    """The watch on whether Telegram answers (people's turn timers pause while it does not)."""
+    reach = runtime.reach
+    assert reach is not None
+    runtime.supervisor.start("telegram watch", lambda: reach.watch(app.bot.get_me))
+    try:
+        yield
+    finally:
+        await runtime.supervisor.stop("telegram watch")
+
+
+@asynccontextmanager
+async def _web(app: App, runtime: Runtime, config: Config, holder: str) -> AsyncIterator[None]:
     """The web server, when the webhook or the Mini App needs one."""
     if not config.web_server:
         yield
@@ -221,6 +240,10 @@ async def _web(app: App, runtime: Runtime, config: Config) -> AsyncIterator[None
     core = runtime.core
 
     async def healthy() -> bool:
+        # Every loop the bot needs runs (none is waiting to start again after a failure), the
+        # listener hears the database, and the database answers.
+        if runtime.supervisor.down() or not core.storage.listening:
+            return False
         try:
             return await asyncio.wait_for(core.storage.ping(), HEALTH_TIMEOUT)
         except TimeoutError:
@@ -229,10 +252,12 @@ async def _web(app: App, runtime: Runtime, config: Config) -> AsyncIterator[None
     server = WebServer(config.listen_host, config.listen_port, health=healthy)
     if config.webhook_url is not None and config.webhook_secret is not None:
         path = webhook.webhook_path(config.webhook_url)
-        server.add_routes(webhook.routes(app, path=path, secret=config.webhook_secret))
+        updates = core.storage.updates
+        receiver = webhook.AppReceiver(app, runtime.failures, updates, holder=holder)
+        server.add_routes(webhook.routes(receiver, path=path, secret=config.webhook_secret))
     mini_app = None
     if config.public_url is not None:  # Telegram opens the page there
-        mini_app = MiniApp(core, config.token)
+        mini_app = MiniApp(core, config.token, members=group_member(app.bot))
         server.add_routes(mini_app.routes())
     try:
         await server.start()
@@ -259,7 +284,9 @@ async def _updates(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
         assert updater is not None
         try:
             # ALL_TYPES includes chat_member, which Telegram sends only when asked for by name.
-            polling = updater.start_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=-1)
+            polling = updater.start_polling(
+                allowed_updates=Update.ALL_TYPES, bootstrap_retries=-1, error_callback=_poll_failed
+            )
             await until_stopped(polling, stop)
             yield
         finally:
@@ -277,6 +304,15 @@ async def _updates(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
         raise StartupError(f"Telegram refused the webhook URL {url}: {err.message}") from None
     log.info("webhook set to %s; listening", url)
     yield
+
+
+def _poll_failed(error: TelegramError) -> None:
+    """A poll that failed (PTB polls again, with a pause): Telegram out of reach is said once,
+    by the watch on it (``service.reach``), not with a traceback per poll."""
+    if isinstance(error, NetworkError) and not isinstance(error, BadRequest):
+        log.debug("polling failed: %s", error)
+    else:
+        log.warning("polling failed: %s", error)
 
 
 async def _register_commands(app: App) -> None:

@@ -9,13 +9,35 @@ from typing import Any
 
 from telegram.ext import Application, CallbackContext, ExtBot
 
+from ..lru import LRU
 from ..service.core import Core
 from ..service.lease import Lease, Workers
+from ..service.reach import Reach
 from ..service.sender import Sender
+from ..service.supervisor import Supervisor
 from ..service.timer_runner import TimerRunner
 from ..storage import Storage
 from ..web.mini_app import MiniApp
 from ..web.server import WebServer
+from .request import WatchedRequest
+
+FAILURES_KEPT = 4096  # failed updates remembered until their post is answered
+
+
+class Failures:
+    """The updates whose handling failed, as PTB's error handler saw them."""
+
+    def __init__(self) -> None:
+        self._ids: LRU[int, None] = LRU(FAILURES_KEPT)
+
+    def add(self, update_id: int) -> None:
+        self._ids.put(update_id, None)
+
+    def pop(self, update_id: int) -> bool:
+        """Whether ``update_id`` failed (forgotten now)."""
+        failed = update_id in self._ids
+        self._ids.pop(update_id)
+        return failed
 
 
 class Runtime:
@@ -25,10 +47,20 @@ class Runtime:
         self.workers: Workers | None = None  # webhook: this worker among others
         self.runner: TimerRunner | None = None
         self.sender: Sender | None = None
+        self.reach: Reach | None = None  # whether Telegram answers (turn timers pause if not)
         self.web: WebServer | None = None  # the webhook's route, the Mini App, /healthz
         self.mini_app: MiniApp | None = None
-        self.tasks: list[asyncio.Task[None]] = []  # renewals, timers, the sender
+        # The background loops (lease, timers, sender, listener, Telegram's watch), kept running.
+        self.supervisor = Supervisor()
+        self.requests: list[WatchedRequest] = []  # the HTTP clients to Telegram (``app.build``)
+        # Updates whose handler failed (PTB gives the error to ``on_error``, not to the caller):
+        # a webhook post answers them with 500, so that Telegram sends them again.
+        self.failures = Failures()
         self._core: Core | None = None
+
+    @property
+    def tasks(self) -> list[asyncio.Task[None]]:
+        return self.supervisor.tasks
 
     @property
     def core(self) -> Core:

@@ -1,9 +1,11 @@
 """The Mini App's HTTP side: the page, its API and its live event stream (aiohttp routes).
 
 Every API call carries the raw ``initData`` in the ``X-Telegram-Init-Data`` header; it is
-checked (``auth``) before anything is read, and binds the caller to their own seat. Moves go
-through the service's use cases, the same as the hand's buttons. The stream pushes the seat's
-state after every committed change of its table (``Core.live``), with no Telegram call.
+checked (``auth``) before anything is read, and binds the caller to their own seat, or, for a
+member of the table's group who has none, to the public view (a spectator; membership is
+asked of Telegram once and cached). Moves go through the service's use cases, the same as the
+hand's buttons. The stream pushes the page's state after every committed change of its table
+(``Core.live``), with no Telegram call.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from ..service import webapp
 from ..service.core import Core
 from ..service.live import TooManyWatchers
 from ..service.ports import Person
-from .auth import InitDataError, WebUser, check_init_data
+from .auth import MAX_AGE, InitDataError, WebUser, check_init_data
 from .limits import RateLimit
 from .seat_json import seat_state
 from .strings import page_strings, too_many_text, unauthorized_text
@@ -34,24 +36,32 @@ log = logging.getLogger(__name__)
 HEADER = "X-Telegram-Init-Data"
 RECHECK = 5.0  # seconds between a stream's own looks at its table (pushes may come from elsewhere)
 MAX_BODY = 2048
-STATIC = {
-    "app.js": "application/javascript",
-    "cards.js": "application/javascript",
-    "theme.js": "application/javascript",
+BODY_TIMEOUT = 10.0  # seconds a request's body may take to arrive
+JS = "application/javascript"
+STATIC = {  # the page's ES modules and its style sheet
+    "app.js": JS,
+    "api.js": JS,
+    "model.js": JS,
+    "view.js": JS,
+    "dom.js": JS,
     "app.css": "text/css",
 }
-# The page's own files only, and Telegram's script (optional: the page works without it).
+# The page's own files, and Telegram's script, which the page loads first. Inline style is
+# allowed for Telegram Web: its script puts the client's style in a <style> element.
 CSP = (
-    "default-src 'none'; script-src 'self' https://telegram.org; style-src 'self'; "
-    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
+    "default-src 'none'; script-src 'self' https://telegram.org; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'"
 )
 
 
 class MiniApp:
-    def __init__(self, core: Core, token: str) -> None:
+    def __init__(self, core: Core, token: str, members: webapp.GroupMember | None = None) -> None:
+        """``members``: asks Telegram whether a user is in a group (None: nobody may watch)."""
         self.core = core
         self._token = token
         self._limit = RateLimit()
+        self.members = webapp.Members(members or _nobody)
         folder = resources.files("bot.web") / "static"
         self._files = {name: (folder / name).read_bytes() for name in [*STATIC, "app.html"]}
 
@@ -64,6 +74,7 @@ class MiniApp:
             web.post("/api/tap", self.tap),
             web.post("/api/back", self.back),
             web.get("/api/events", self.events),
+            web.post("/api/alive", self.alive),
         ]
 
     async def close(self) -> None:
@@ -135,9 +146,16 @@ class MiniApp:
 
     # ---------------------------------------------------------------- live
 
+    async def alive(self, request: web.Request) -> web.Response:
+        """The page's heartbeat while it is shown: its player is watching (``_caller`` counts
+        every checked call as a sign of life; this one does nothing else)."""
+        self._caller(request)
+        return web.Response(status=204)
+
     async def events(self, request: web.Request) -> web.StreamResponse:
         user, table_id = self._caller(request)
         page = await self._page(table_id, user)
+        expires = user.auth_date + MAX_AGE  # then the stream ends: the page must prove itself
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
@@ -146,10 +164,10 @@ class MiniApp:
             }
         )
         try:
-            with self.core.live.watch(table_id, page.seat) as watcher:
+            with self.core.live.watch(table_id, page.seat, user.user_id) as watcher:
                 await response.prepare(request)
                 sent = None
-                while not watcher.closed:
+                while not watcher.closed and time.time() < expires:
                     watcher.changed.clear()
                     page = await self._page(table_id, user)
                     if page.table.version != sent:
@@ -184,13 +202,19 @@ class MiniApp:
         table = request.query.get("table") or user.start_param or ""
         if not table.isdigit() or len(table) > 12:
             raise web.HTTPBadRequest(text="no table")
+        self.core.live.alive(int(table), user.user_id)  # the page is there
         return user, int(table)
 
     async def _page(self, table_id: int, user: WebUser) -> webapp.SeatPage:
         try:
-            return await webapp.open_seat(self.core, table_id, _person(user))
+            member = self.members.of(user.user_id)
+            return await webapp.open_seat(self.core, table_id, _person(user), member)
         except webapp.NotSeated as err:
             raise _refused(403, str(err)) from None
+
+
+async def _nobody(_chat_id: int, _user_id: int) -> bool:
+    return False
 
 
 def _person(user: WebUser) -> Person:
@@ -220,7 +244,10 @@ async def _body(request: web.Request) -> dict[str, Any]:
             max_size=MAX_BODY, actual_size=request.content_length or 0
         )
     try:
-        body = await request.json()
+        async with asyncio.timeout(BODY_TIMEOUT):  # a body sent a byte at a time is refused
+            body = await request.json()
+    except TimeoutError:
+        raise web.HTTPRequestTimeout(text="too slow") from None
     except ValueError:
         raise web.HTTPBadRequest(text="not JSON") from None
     if not isinstance(body, dict):

@@ -42,6 +42,7 @@ class FakeMessenger:
     messages: dict[int, Message] = field(default_factory=dict)
     deleted: list[int] = field(default_factory=list)
     unreachable: set[int] = field(default_factory=set)
+    refused: list[int] = field(default_factory=list)  # the chats of calls refused so (403)
     gone_topics: set[tuple[int, int]] = field(default_factory=set)  # (chat, thread)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -49,6 +50,7 @@ class FakeMessenger:
         self, chat_id: int, screen: Screen, *, notify: bool = True, thread_id: int | None = None
     ) -> int:
         if chat_id in self.unreachable:
+            self.refused.append(chat_id)
             raise Unreachable(f"chat {chat_id} blocked the bot")
         if thread_id is not None and (chat_id, thread_id) in self.gone_topics:
             raise TopicGone("Bad Request: message thread not found")
@@ -58,6 +60,7 @@ class FakeMessenger:
 
     async def edit(self, chat_id: int, message_id: int, screen: Screen) -> None:
         if chat_id in self.unreachable:
+            self.refused.append(chat_id)
             raise Unreachable(f"chat {chat_id} blocked the bot")
         message = self.messages.get(message_id)
         if message is None or message.chat_id != chat_id:

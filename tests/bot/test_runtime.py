@@ -10,7 +10,6 @@ import pytest
 from fakebot.server import TEST_TOKEN, FakeTelegram
 
 from bot.config import Config
-from bot.service.lease import NAME
 from bot.storage import SqliteStorage
 from bot.telegram.app import build
 from bot.telegram.lifespan import Stopped, lifespan
@@ -46,7 +45,9 @@ async def test_the_lifespan_builds_the_runtime_and_tears_it_down_once(
         storage = runtime.storage
         assert storage is not None and await storage.ping()
         tasks = list(runtime.tasks)
-        assert len(tasks) == 3 and not any(task.done() for task in tasks)
+        # The database lock, the timers, the sender and the watch on Telegram.
+        assert len(tasks) == 4 and not any(task.done() for task in tasks)
+        assert runtime.supervisor.down() == []
         assert app.running
         polled = lambda: fake_telegram.received_count("getUpdates") > 0  # noqa: E731
         await fake_telegram.wait_for(polled, 5, what="polling")
@@ -54,9 +55,11 @@ async def test_the_lifespan_builds_the_runtime_and_tears_it_down_once(
     assert not app.running
     assert await storage.ping() is False  # closed
     other = await SqliteStorage.open(config.db)
-    try:  # the lease was given back: the next process starts at once
-        assert await other.leases.take(NAME, "next", 30)
+    lock = other.process_lock()
+    try:  # the lock was given back: the next process starts at once
+        assert await lock.take("next")
     finally:
+        await lock.release()
         await other.close()
 
 
@@ -65,8 +68,9 @@ async def test_a_stop_while_waiting_for_the_lease_ends_the_start_and_closes_the_
 ) -> None:
     config = config_for(fake_telegram, tmp_path)
     holder = await SqliteStorage.open(config.db)
+    lock = holder.process_lock()
     try:
-        assert await holder.leases.take(NAME, "another bot", 60)
+        assert await lock.take("another bot")
         app = build(config)
         stop = asyncio.Event()
 
@@ -84,7 +88,7 @@ async def test_a_stop_while_waiting_for_the_lease_ends_the_start_and_closes_the_
         storage = app.bot_data.storage
         assert storage is not None and await storage.ping() is False
         assert app.bot_data.lease is None and not app.bot_data.tasks
-        held = await holder.leases.holder(NAME)
-        assert held is not None and held[0] == "another bot"  # untouched
+        assert await lock.held() and await lock.holder() == "another bot"  # untouched
     finally:
+        await lock.release()
         await holder.close()

@@ -14,6 +14,8 @@ from bot.storage import (
     SeatedElsewhereError,
     SeatRecord,
     SqliteStorage,
+    StaleVersionError,
+    TableNotFoundError,
     TableRecord,
     TableStatus,
 )
@@ -105,11 +107,34 @@ async def test_selecting_cards_rewrites_neither_the_table_nor_its_version(
     storage: SqliteStorage,
 ) -> None:
     table = await storage.tables.create(lobby(-1, 1, 2))
-    await storage.tables.select(table.id, 1, ["K♠", "9♠"], active_at=5.0)
+    await storage.tables.select(
+        table.id, 1, ["K♠", "9♠"], active_at=5.0, expected_version=table.version
+    )
     loaded = await storage.tables.get(table.id)
     assert loaded is not None
     assert loaded.seats[1].selection == ["K♠", "9♠"] and loaded.seats[1].active_at == 5.0
     assert loaded.version == table.version and loaded.updated_at == table.updated_at
+
+
+async def test_cards_chosen_at_a_table_that_moved_on_are_not_written(
+    storage: SqliteStorage,
+) -> None:
+    """A tap judged at version v (say, on another worker) while the table moved on to v+1 (a
+    card was played, the choices cleared): its choice would come back from the past."""
+    table = await storage.tables.create(lobby(-1, 1, 2))
+    read_at = table.version
+    moved = await storage.tables.get(table.id)
+    assert moved is not None
+    moved.seats[1].selection = []
+    await storage.tables.save(moved, expected_version=moved.version)
+    with pytest.raises(StaleVersionError):
+        await storage.tables.select(
+            table.id, 1, ["K♠", "9♠"], active_at=5.0, expected_version=read_at
+        )
+    loaded = await storage.tables.get(table.id)
+    assert loaded is not None and loaded.seats[1].selection == []
+    with pytest.raises(TableNotFoundError):
+        await storage.tables.select(404, 1, [], active_at=None, expected_version=1)
 
 
 async def test_people_seated_twice_before_the_rule_keep_their_newest_seat(db_path: str) -> None:

@@ -22,7 +22,7 @@ from service_fakes import (
 )
 
 from bot.callback import Op, encode_action
-from bot.service import moves
+from bot.service import moves, turns
 from bot.service.core import Core
 from bot.service.restart import resume_all
 from bot.service.timer_runner import TimerRunner
@@ -136,6 +136,37 @@ async def test_a_player_who_blocked_the_bot_is_played_for_and_the_table_says_so(
     table = await reload(core, table)
     logged = await core.storage.tables.log(table.id, LogKind.ACTION)
     assert [(e.seat, e.by) for e in logged] == [(seat, Actor.PERSON), (following, Actor.COMPUTER)]
+
+
+async def test_a_player_who_blocked_the_bot_costs_one_refused_call_not_one_per_move(
+    core: Core, messenger: FakeMessenger
+) -> None:
+    table = await seat_four(core)
+    seat = to_move(core, table)
+    match = core.match_of(table)
+    action = next(a for a in match.legal_actions(seat) if a.verb is Verb.LEAD)
+    following = (seat + 1) % 4
+    blocked = PEOPLE[following].user_id
+    messenger.unreachable.add(blocked)
+    await moves.act(
+        core, press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=encode_action(action))
+    )
+    await settle(core)
+    assert messenger.refused == [blocked]
+    # The game goes on (computers for everybody, to be quick): every move marks every hand,
+    # and the blocked player's is not sent again.
+    table = await reload(core, table)
+    for record in table.seats:
+        record.away = True
+    await core.storage.tables.save(
+        table, expected_version=table.version, timers=turns.timer_rows(core, table)
+    )
+    for _ in range(12):
+        assert await fire_next(core)
+        await settle(core)
+    moved = await core.storage.tables.log(table.id, LogKind.ACTION)
+    assert len(moved) >= 10
+    assert messenger.refused == [blocked], f"{len(messenger.refused)} calls refused"
 
 
 async def test_a_timer_stored_due_now_wakes_a_runner_that_sleeps_long(
