@@ -71,7 +71,8 @@ MATCH_OVER = "🏆"  # the match's result, in any language
 TAKER = re.compile(r"[Tt]aken by (?:🤖 )?(\w+)|(\w+) took the last trick")
 DEAL = re.compile(r"(?:deal|Deal) (\d+)")
 TRICKS = re.compile(r"(\d+) tricks?\b")
-SO_FAR = re.compile(r"Tricks so far: (.+)")  # every taker of the deal so far, in order
+# Every taker of the deal so far, in order (the table), or of the whole deal (its result).
+SO_FAR = re.compile(r"Tricks (?:so far|in order): (.+)")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

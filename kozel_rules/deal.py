@@ -374,6 +374,7 @@ class DealRules(StateFields):
             out=tuple(sorted(going)) if going else (),
             last_trick=self._public_last_trick(),
             queen_seats=(self.queen_seat, self.catcher_seat) if caught else None,
+            trick_seats=tuple(self.trick_takers),
         )
 
     def _public_last_trick(self) -> tuple[PlayView, ...]:

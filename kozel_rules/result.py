@@ -36,6 +36,7 @@ class DealResult:
     # and, when the queen was caught, the seats of the queen and of the seven that caught it.
     last_trick: tuple[PlayView, ...] = ()
     queen_seats: tuple[int, int] | None = None
+    trick_seats: tuple[int, ...] = ()  # who took each trick of the deal, in order
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,11 @@ def deal_result_text(
         return side_name(seats, view.sides, number, t)
 
     lines = ["🏁 <b>" + t._("Deal {n} is over", n=result.number) + "</b>"]
+    if len(result.trick_seats) > 1:
+        # Every taker of the deal: the table's last edits before the end may never have been
+        # shown (group edits are spaced out under Telegram's limits).
+        names = " · ".join(seats[seat].label for seat in result.trick_seats)
+        lines.append(t._("Tricks in order: {names}", names=names))
     taker = result.last_trick_seat
     if result.last_trick and taker is not None:
         last = TrickView(taker, taker, result.last_trick, None, taker)

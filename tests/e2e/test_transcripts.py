@@ -106,7 +106,8 @@ async def test_a_match_in_english_leaves_no_placeholder_and_names_every_trick(
 ) -> None:
     """Moscow with three people: no ``{placeholder}`` anywhere; every version of the group's
     table names who took the last trick (the right one), each deal's result names its last
-    trick; the placings and the goat (the first one out) close the match."""
+    trick and every taker in order; the placings and the goat (the first one out) close the
+    match."""
     table, users, bot = await seated_table(
         fake_telegram, bot_process, ("Anna", "Boris", "Vera"), "moscow"
     )
@@ -149,6 +150,9 @@ async def test_a_match_in_english_leaves_no_placeholder_and_names_every_trick(
     for text, deal in zip(deal_results, match.deal_results, strict=True):
         last = max(n for (d, n) in taken if d == deal.number)
         assert f"Last trick taken by {taken[(deal.number, last)]}:" in text, text
+        # Every taker of the deal, whatever edits of its table the group was shown.
+        in_order = " · ".join(taken[(deal.number, k)] for k in range(1, last + 1))
+        assert f"Tricks in order: {in_order}\n" in text, text
     final = results[-1]
     assert final.startswith("🏆")
     goats = [names[side] for side in match.result.goats]  # with three players, side = seat
