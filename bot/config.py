@@ -62,6 +62,12 @@ def _log_level(name: str, value: str) -> str:
     return level
 
 
+def _log_format(name: str, value: str) -> str:
+    if value.lower() not in ("text", "json"):
+        raise ConfigError(f"{name} must be text or json, not {value!r}")
+    return value.lower()
+
+
 def _postgres_url(name: str, value: str) -> str:
     if not value.startswith(("postgresql://", "postgres://")):
         raise ConfigError(
@@ -137,6 +143,12 @@ class Config:
     )
     log_level: str = setting(
         "KOZEL_LOG_LEVEL", "INFO", "`DEBUG`, `INFO`, `WARNING` or `ERROR`", check=_log_level
+    )
+    log_format: str = setting(
+        "KOZEL_LOG_FORMAT",
+        "text",
+        "`text` (one line a record) or `json` (one JSON object a line, for log shippers)",
+        check=_log_format,
     )
     ai_delay: float = setting(
         "KOZEL_AI_DELAY", 1.2, "seconds a computer player pauses before it moves", at_least=0

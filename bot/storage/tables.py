@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from bot.storage import outbox
+from bot.storage import outbox, table_events
 from bot.storage import timers as table_timers
 from bot.storage.conn import Conn, Database
 from bot.storage.errors import StaleVersionError, TableNotFoundError
@@ -85,6 +85,7 @@ class Tables:
         table.version = version
         table.created_at = now
         table.updated_at = now
+        table_events.opened(table)
         return table
 
     async def get(self, table_id: int) -> TableRecord | None:
@@ -193,6 +194,7 @@ class Tables:
         table.version = version
         table.updated_at = now
         table.chat_id = chat_id
+        table_events.saved(table, log)
         return table
 
     async def log(self, table_id: int, kind: LogKind | None = None) -> list[LoggedEntry]:

@@ -343,8 +343,16 @@ async def on_error(update: object, context: Context) -> None:
     if away:
         log.info("update %s not handled now: %s", _update_id(update), error)
         return
-    log.error("unexpected error while handling %s", update, exc_info=error)
+    # The update's id and kind only: the update itself holds people's names and texts.
+    log.error("unexpected error while handling %s", _described(update), exc_info=error)
 
 
 def _update_id(update: object) -> object:
-    return update.update_id if isinstance(update, Update) else update
+    return update.update_id if isinstance(update, Update) else type(update).__name__
+
+
+def _described(update: object) -> str:
+    if not isinstance(update, Update):
+        return type(update).__name__  # a job or nothing: no update
+    kinds = [kind for kind in Update.ALL_TYPES if getattr(update, kind, None) is not None]
+    return f"update {update.update_id} ({', '.join(kinds) or 'empty'})"
