@@ -68,6 +68,12 @@ def _log_format(name: str, value: str) -> str:
     return value.lower()
 
 
+def _flag(name: str, value: str) -> bool:
+    if value not in ("0", "1"):
+        raise ConfigError(f"{name} must be 1 (on) or 0 (off), not {value!r}")
+    return value == "1"
+
+
 def _postgres_url(name: str, value: str) -> str:
     if not value.startswith(("postgresql://", "postgres://")):
         raise ConfigError(
@@ -150,6 +156,14 @@ class Config:
         "`text` (one line a record) or `json` (one JSON object a line, for log shippers)",
         check=_log_format,
     )
+    metrics: bool = setting(
+        "KOZEL_METRICS",
+        False,
+        "`1`: the web server answers `GET /metrics` (Prometheus' text format; in polling mode "
+        "the web server then runs on `KOZEL_LISTEN` for it)",
+        check=_flag,
+        shown="`0`",
+    )
     ai_delay: float = setting(
         "KOZEL_AI_DELAY", 1.2, "seconds a computer player pauses before it moves", at_least=0
     )
@@ -211,7 +225,7 @@ class Config:
     listen: str = setting(
         "KOZEL_LISTEN",
         "0.0.0.0:8080",
-        "`host:port` of the bot's web server (webhook, Mini App, `GET /healthz`)",
+        "`host:port` of the bot's web server (webhook, Mini App, `GET /healthz`, `GET /metrics`)",
         check=_host_port,
     )
     public_url: str | None = setting(
@@ -264,7 +278,7 @@ class Config:
     @property
     def web_server(self) -> bool:
         """Whether the bot runs its HTTP server (the webhook or the Mini App needs it)."""
-        return self.webhook_url is not None or self.public_url is not None
+        return self.webhook_url is not None or self.public_url is not None or self.metrics
 
     @property
     def listen_host(self) -> str:

@@ -7,6 +7,9 @@ each scrape (``bot/web/metrics.py``). README ("Metrics") describes each family.
 
 from __future__ import annotations
 
+import time
+from collections import deque
+
 from prometheus_client import Counter, Gauge, Histogram
 
 # Seconds: from a millisecond (a database read) to a minute (a budget wait at the flood limit).
@@ -66,3 +69,32 @@ DB_SECONDS = Histogram(
     buckets=SECONDS,
 )
 MINI_APP_STREAMS = Gauge("kozel_mini_app_streams", "Mini App pages open (their event streams)")
+
+# Set at each scrape (``bot/web/metrics.py``), from the database and the process.
+TABLES = Gauge("kozel_tables", "Live tables by status (lobby, playing)", ["status"])
+PLAYERS = Gauge("kozel_players", "People seated at live tables")
+OUTBOX_DEPTH = Gauge("kozel_outbox_depth", "Posts and edits owed to Telegram (the outbox's rows)")
+OUTBOX_AGE = Gauge(
+    "kozel_outbox_oldest_age_seconds", "How long the oldest row of the outbox has waited (0: none)"
+)
+WORKERS = Gauge("kozel_workers_live", "Bot processes alive on this database (polling: 1)")
+TASKS_DOWN = Gauge(
+    "kozel_tasks_down", "Background loops of this process waiting to start again after a failure"
+)
+DATABASE_UP = Gauge("kozel_database_up", "1 when the database answered this scrape's queries")
+
+
+class Recent:
+    """When something happened lately (at most ``kept`` times): "how many in the last hour"."""
+
+    def __init__(self, kept: int = 10_000) -> None:
+        self._times: deque[float] = deque(maxlen=kept)
+
+    def add(self, at: float | None = None) -> None:
+        self._times.append(time.time() if at is None else at)
+
+    def since(self, at: float) -> int:
+        return sum(1 for t in self._times if t >= at)
+
+
+FLOOD_ANSWERS = Recent()  # Telegram's 429 answers, for the owner's /status

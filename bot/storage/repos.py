@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from bot.storage.facts import Facts
 from bot.storage.outbox import Owed
 from bot.storage.records import (
     ChatRecord,
@@ -412,6 +413,11 @@ class Storage(Protocol):
 
     @property
     def updates(self) -> UpdateRepo: ...
+
+    @property
+    def facts(self) -> Facts:
+        """The bot as a whole, for ``/metrics`` and ``/status`` (small indexed queries)."""
+        ...
 
     def process_lock(self) -> ProcessLock:
         """The lock that makes a process the database's one polling bot."""
