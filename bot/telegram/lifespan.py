@@ -33,7 +33,7 @@ from ..service.restart import resume_all
 from ..service.sender import Sender
 from ..service.status import Process
 from ..service.timer_runner import TimerRunner
-from ..storage import open_storage
+from ..storage import SchemaError, Storage, StorageError, open_storage
 from ..web import metrics
 from ..web.mini_app import MiniApp
 from ..web.server import WebServer
@@ -82,7 +82,7 @@ async def lifespan(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
     holder = holder_id()
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(_telegram(app, config, stop))
-        runtime.storage = storage = await open_storage(config.storage)
+        runtime.storage = storage = await _open_storage(config)
         stack.push_async_callback(storage.close)
         workers = None
         if config.webhook_url is None:
@@ -123,6 +123,17 @@ async def _telegram(app: App, config: Config, stop: asyncio.Event) -> AsyncItera
     finally:
         await app.shutdown()
         await app.bot.shutdown()  # its HTTP client, if getMe never succeeded
+
+
+async def _open_storage(config: Config) -> Storage:
+    """The database, or one line saying why not and which setting names it."""
+    setting = "KOZEL_DATABASE_URL" if config.database_url else "KOZEL_DB"
+    try:
+        return await open_storage(config.storage)
+    except SchemaError as err:
+        raise StartupError(f"{err} ({setting}; see README: rolling upgrade)") from None
+    except StorageError as err:
+        raise StartupError(f"{err} ({setting})") from None
 
 
 @asynccontextmanager
