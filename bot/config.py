@@ -164,6 +164,13 @@ class Config:
         check=_flag,
         shown="`0`",
     )
+    owner_id: int = setting(
+        "KOZEL_OWNER_ID",
+        0,
+        "the Telegram user id of the bot's owner, who may ask `/status` in the private chat "
+        "(`0`: nobody)",
+        at_least=0,
+    )
     ai_delay: float = setting(
         "KOZEL_AI_DELAY", 1.2, "seconds a computer player pauses before it moves", at_least=0
     )

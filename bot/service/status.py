@@ -9,9 +9,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from .. import metrics
+from ..render.status import status_screen
 from ..storage import StorageUnavailable
 from ..storage.facts import Snapshot
 from .core import Core
+from .people import translator_for
+from .ports import ChatInfo, Person
+from .reply import Reply
 
 ASK_FOR = 3.0  # seconds the database has to answer (a scrape must not hang)
 HOUR = 3600.0
@@ -51,6 +55,29 @@ async def status(core: Core, process: Process, *, matches_since: float | None = 
         streams=core.live.tracked(),
         flood_answers=metrics.FLOOD_ANSWERS.since(time.time() - HOUR),
     )
+
+
+async def owner_status(core: Core, process: Process, chat: ChatInfo, person: Person) -> Reply:
+    """``/status``, for the bot's owner in their private chat; to anybody else, or anywhere
+    else, nothing at all (as for a command the bot does not know)."""
+    owner = core.settings.owner_id
+    if not owner or person.user_id != owner or not chat.is_private:
+        return Reply()
+    t = await translator_for(core, chat, person)
+    now = time.time()
+    midnight = now - now % 86400  # UTC
+    figures = await status(core, process, matches_since=midnight)
+    oldest = figures.facts.oldest_owed if figures.facts else None
+    screen = status_screen(
+        t,
+        figures.facts,
+        workers=figures.workers,
+        down=figures.down,
+        flood_answers=figures.flood_answers,
+        streams=figures.streams,
+        oldest_wait=0.0 if oldest is None else max(0.0, now - oldest),
+    )
+    return Reply(screen=screen)
 
 
 def set_gauges(now: Status) -> None:

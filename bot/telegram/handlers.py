@@ -20,7 +20,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError, 
 
 from .. import callback
 from ..screen import Screen, fit_html, fit_plain, plain
-from ..service import admin, info, lobby, settings
+from ..service import admin, info, lobby, settings, status
 from ..service.core import Core
 from ..service.people import remember, user_t
 from ..service.ports import ChatInfo, Person, Shared
@@ -219,6 +219,15 @@ async def settings_command(update: Update, context: Context) -> None:
 
 async def score_command(update: Update, context: Context) -> None:
     answer = await info.score(core_of(context), chat_of(update), person_of(update))
+    await reply(context, update.effective_message, answer)
+
+
+async def status_command(update: Update, context: Context) -> None:
+    """The owner's figures (``KOZEL_OWNER_ID``); anybody else hears nothing."""
+    runtime = context.bot_data
+    answer = await status.owner_status(
+        runtime.core, runtime.process(), chat_of(update), person_of(update)
+    )
     await reply(context, update.effective_message, answer)
 
 

@@ -31,7 +31,6 @@ from ..service.lease import Lease, Workers, holder_id
 from ..service.reach import Reach
 from ..service.restart import resume_all
 from ..service.sender import Sender
-from ..service.status import Process
 from ..service.timer_runner import TimerRunner
 from ..storage import SchemaError, Storage, StorageError, open_storage
 from ..web import metrics
@@ -269,7 +268,7 @@ async def _web(app: App, runtime: Runtime, config: Config, holder: str) -> Async
         receiver = webhook.AppReceiver(app, runtime.failures, updates, holder=holder)
         server.add_routes(webhook.routes(receiver, path=path, secret=config.webhook_secret))
     if config.metrics:
-        server.add_routes(metrics.routes(core, _process(runtime)))
+        server.add_routes(metrics.routes(core, runtime.process()))
     mini_app = None
     if config.public_url is not None:  # Telegram opens the page there
         mini_app = MiniApp(core, config.token, members=group_member(app.bot))
@@ -288,15 +287,6 @@ async def _web(app: App, runtime: Runtime, config: Config, holder: str) -> Async
         if mini_app is not None:
             await mini_app.close()  # its open event streams end, so the server stops at once
         await server.stop()
-
-
-def _process(runtime: Runtime) -> Process:
-    """The running process as ``/metrics`` and ``/status`` describe it."""
-
-    async def workers() -> int:
-        return 1 if runtime.workers is None else await runtime.workers.alive()
-
-    return Process(workers=workers, down=runtime.supervisor.down)
 
 
 @asynccontextmanager
