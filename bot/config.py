@@ -171,6 +171,14 @@ class Config:
         "(`0`: nobody)",
         at_least=0,
     )
+    keep_finished_days: float = setting(
+        "KOZEL_KEEP_FINISHED_DAYS",
+        90.0,
+        "days a finished or cancelled table's rows (its seats, log, leftover posts and timers) "
+        "are kept before they are pruned; the ladder keeps its matches for ever (`0`: keep "
+        "every table for ever)",
+        at_least=0,
+    )
     ai_delay: float = setting(
         "KOZEL_AI_DELAY", 1.2, "seconds a computer player pauses before it moves", at_least=0
     )

@@ -152,6 +152,15 @@ class TableRepo(Protocol):
         """The table's log entries in the order they were written, optionally of one kind."""
         ...
 
+    async def prune(self, *, finished_before: float, limit: int) -> int:
+        """Delete up to ``limit`` finished or cancelled tables that ended before
+        ``finished_before`` (epoch seconds), with their seats, log, timers and whatever the
+        outbox still owes for them, in one transaction; returns how many went. The ladder (its
+        matches, players and ratings) is kept. Only the ``PRUNE_WINDOW`` oldest tables are
+        looked at: they are the ones that go first, so the look stays small however many
+        tables are kept."""
+        ...
+
 
 class LadderRepo(Protocol):
     async def record(self, match: MatchRecord, *, rate: Rater | None = None) -> int:

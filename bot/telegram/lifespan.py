@@ -24,7 +24,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
 from ..config import Config
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
-from ..service import admin, timers
+from ..service import admin, prune, timers
 from ..service.budget import Budget, Limits
 from ..service.core import Core, Settings
 from ..service.lease import Lease, Workers, holder_id
@@ -222,9 +222,11 @@ async def _work(runtime: Runtime, config: Config, holder: str) -> AsyncIterator[
     runtime.sender = sender
     supervisor.start("timers", runner.run)
     supervisor.start("outbox sender", sender.run)
+    supervisor.start("pruning", lambda: prune.keep_pruning(core))
     try:
         yield
     finally:
+        await supervisor.stop("pruning")
         await supervisor.stop("timers")
         await runner.stop()  # its claims go back: other workers may run them at once
         await supervisor.stop("outbox sender")
