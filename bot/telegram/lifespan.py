@@ -256,8 +256,10 @@ async def _web(app: App, runtime: Runtime, config: Config, holder: str) -> Async
     async def healthy() -> bool:
         # Every loop the bot needs runs (none is waiting to start again after a failure), the
         # listener hears the database, and the database answers.
-        if runtime.supervisor.down() or not core.storage.listening:
+        if runtime.supervisor.down():
             return False
+        if runtime.workers is not None and not core.storage.listening:
+            return False  # only workers listen (polling, one process tells itself)
         try:
             return await asyncio.wait_for(core.storage.ping(), HEALTH_TIMEOUT)
         except TimeoutError:

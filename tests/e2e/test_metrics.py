@@ -73,11 +73,14 @@ async def test_metrics_after_a_short_match(
     await table.start(users[0])
     await table.play(users)
 
-    url = f"http://127.0.0.1:{port}/metrics"
-    async with aiohttp.ClientSession() as http, http.get(url) as response:
-        assert response.status == 200
-        assert response.content_type == "text/plain"
-        text = await response.text()
+    base = f"http://127.0.0.1:{port}"
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{base}/metrics") as response:
+            assert response.status == 200
+            assert response.content_type == "text/plain"
+            text = await response.text()
+        async with http.get(f"{base}/healthz") as health:  # polling: no listener needed
+            assert health.status == 200
     families = {family.name: family for family in text_string_to_metric_families(text)}
     for name, labels in FAMILIES.items():
         assert name in families, f"{name} missing from /metrics"
