@@ -16,6 +16,7 @@ come from one snapshot. aiosqlite runs everything on one thread anyway, so the l
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import sqlite3
 import time
@@ -64,8 +65,16 @@ class SqliteDatabase:
             if not in_memory:
                 directory = os.path.dirname(os.path.abspath(path))
                 os.makedirs(directory, exist_ok=True)
-            conn = await aiosqlite.connect(path, isolation_level=None)
-        except (OSError, sqlite3.Error) as exc:
+                _writable(path, directory)
+        except OSError as exc:
+            raise _unopenable(path, exc) from exc
+        connection = aiosqlite.connect(path, isolation_level=None)
+        try:
+            conn = await connection
+        except sqlite3.Error as exc:
+            # aiosqlite's thread finishes the failed connection after this: let it, or it
+            # would reach for an event loop that is closed by then (a traceback at exit).
+            await asyncio.to_thread(connection._thread.join, 5.0)
             raise _unopenable(path, exc) from exc
         try:
             conn.row_factory = aiosqlite.Row
@@ -128,6 +137,14 @@ class SqliteDatabase:
     def read(self) -> AbstractAsyncContextManager[Conn]:
         """A read transaction: every query in it sees one snapshot."""
         return self._transaction(write=False)
+
+
+def _writable(path: str, directory: str) -> None:
+    """SQLite writes the file and, in WAL mode, two more beside it: both must be writable
+    (checked first, so that the error names the cause rather than SQLite's "unable to open")."""
+    for needed in (directory, path):
+        if os.path.exists(needed) and not os.access(needed, os.W_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), needed)
 
 
 def _unopenable(path: str, exc: BaseException) -> StorageError:
