@@ -62,6 +62,18 @@ def _log_level(name: str, value: str) -> str:
     return level
 
 
+def _log_format(name: str, value: str) -> str:
+    if value.lower() not in ("text", "json"):
+        raise ConfigError(f"{name} must be text or json, not {value!r}")
+    return value.lower()
+
+
+def _flag(name: str, value: str) -> bool:
+    if value not in ("0", "1"):
+        raise ConfigError(f"{name} must be 1 (on) or 0 (off), not {value!r}")
+    return value == "1"
+
+
 def _postgres_url(name: str, value: str) -> str:
     if not value.startswith(("postgresql://", "postgres://")):
         raise ConfigError(
@@ -138,6 +150,35 @@ class Config:
     log_level: str = setting(
         "KOZEL_LOG_LEVEL", "INFO", "`DEBUG`, `INFO`, `WARNING` or `ERROR`", check=_log_level
     )
+    log_format: str = setting(
+        "KOZEL_LOG_FORMAT",
+        "text",
+        "`text` (one line a record) or `json` (one JSON object a line, for log shippers)",
+        check=_log_format,
+    )
+    metrics: bool = setting(
+        "KOZEL_METRICS",
+        False,
+        "`1`: the web server answers `GET /metrics` (Prometheus' text format; in polling mode "
+        "the web server then runs on `KOZEL_LISTEN` for it)",
+        check=_flag,
+        shown="`0`",
+    )
+    owner_id: int = setting(
+        "KOZEL_OWNER_ID",
+        0,
+        "the Telegram user id of the bot's owner, who may ask `/status` in the private chat "
+        "(`0`: nobody)",
+        at_least=0,
+    )
+    keep_finished_days: float = setting(
+        "KOZEL_KEEP_FINISHED_DAYS",
+        90.0,
+        "days a finished or cancelled table's rows (its seats, log, leftover posts and timers) "
+        "are kept before they are pruned; the ladder keeps its matches for ever (`0`: keep "
+        "every table for ever)",
+        at_least=0,
+    )
     ai_delay: float = setting(
         "KOZEL_AI_DELAY", 1.2, "seconds a computer player pauses before it moves", at_least=0
     )
@@ -199,7 +240,7 @@ class Config:
     listen: str = setting(
         "KOZEL_LISTEN",
         "0.0.0.0:8080",
-        "`host:port` of the bot's web server (webhook, Mini App, `GET /healthz`)",
+        "`host:port` of the bot's web server (webhook, Mini App, `GET /healthz`, `GET /metrics`)",
         check=_host_port,
     )
     public_url: str | None = setting(
@@ -252,7 +293,7 @@ class Config:
     @property
     def web_server(self) -> bool:
         """Whether the bot runs its HTTP server (the webhook or the Mini App needs it)."""
-        return self.webhook_url is not None or self.public_url is not None
+        return self.webhook_url is not None or self.public_url is not None or self.metrics
 
     @property
     def listen_host(self) -> str:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import logging
 import sys
 
+from . import logs
 from .config import Config, ConfigError, help_text
 
 
@@ -21,19 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(f"kozel-bot: {err}", file=sys.stderr)
         return 2
-    logging.basicConfig(
-        level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
-    # httpx logs every request at INFO; keep it for DEBUG runs only.
-    logging.getLogger("httpx").setLevel(
-        logging.DEBUG if config.log_level == "DEBUG" else logging.WARNING
-    )
-    # At DEBUG these two log every statement and every step of every request: megabytes that
-    # bury the bot's own lines (and cost much of its time).
-    for chatty in ("aiosqlite", "httpcore"):
-        logging.getLogger(chatty).setLevel(
-            max(logging.INFO, logging.getLevelName(config.log_level))
-        )
+    logs.setup(config)  # secrets masked in every record from here on
     from .telegram.app import (
         run,  # imported late so --help and config errors need no Telegram stack
     )

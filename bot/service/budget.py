@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..metrics import BUDGET_WAIT
 from ..screen import Screen
 from .ports import Messenger
 
@@ -164,9 +165,11 @@ class Budgeted:
         self._budget = budget
 
     async def _turn(self, chat_id: int) -> None:
+        start = self._budget.clock()
         while (wait := self._budget.ready_at(chat_id) - self._budget.clock()) > 0:
             await asyncio.sleep(wait)
         self._budget.spend(chat_id)
+        BUDGET_WAIT.observe(self._budget.clock() - start)
 
     async def send(
         self, chat_id: int, screen: Screen, *, notify: bool = True, thread_id: int | None = None

@@ -13,7 +13,8 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 
-from ..storage import OutboxKind, Owed, StorageUnavailable
+from ..metrics import OUTBOX_SENT, TURN_LAG
+from ..storage import OutboxKind, Owed, Priority, StorageUnavailable
 from . import closing
 from .core import Core
 from .deliver import deliver
@@ -165,10 +166,12 @@ class Sender:
         try:
             extra = await deliver(self.core, item)
         except RetryLater as err:
+            OUTBOX_SENT.labels("retried").inc()
             self.core.budget.block(item.chat_id, err.seconds)
             later = time.time() + err.seconds
             return lambda: outbox.retry(item, later, attempt=False)
         except Transient as err:
+            OUTBOX_SENT.labels("retried").inc()
             log.info("delivery of %s to %s failed (%s); retrying", item.kind, item.chat_id, err)
             again = time.time() + backoff(item.attempts)
             return lambda: outbox.retry(item, again)
@@ -176,11 +179,17 @@ class Sender:
             raise
         except Exception:
             if item.attempts + 1 >= MAX_ATTEMPTS:
+                OUTBOX_SENT.labels("dropped").inc()
                 log.exception("giving up on %s to %s", item.kind, item.chat_id)
                 return lambda: self._give_up(item)
+            OUTBOX_SENT.labels("retried").inc()
             log.exception("delivery of %s to %s failed", item.kind, item.chat_id)
             retry_at = time.time() + backoff(item.attempts)
             return lambda: outbox.retry(item, retry_at)
+        OUTBOX_SENT.labels("sent").inc()
+        if item.kind is OutboxKind.HAND and item.priority is Priority.TURN:
+            # The hand of the player to move, shown: its mark was owed by the accepted move.
+            TURN_LAG.observe(max(0.0, time.time() - item.created_at))
         return lambda: outbox.done(item, extra=extra)
 
     async def _give_up(self, item: Owed) -> None:

@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+from ..metrics import TIMER_LATENESS, TIMERS_DUE, TIMERS_LATE
 from ..storage import StorageUnavailable, Timer, TimerRepo
 from .ports import Due
 from .retry import until_stored
@@ -25,6 +26,17 @@ log = logging.getLogger(__name__)
 POLL = 0.5  # seconds between looks for timers that other workers set
 RUNNING = 16  # timers run at once (a strong computer's search runs in a thread)
 SKIPPED_WAIT = 0.05  # due timers another worker holds locked: look again shortly
+
+
+LATE = 1.0  # seconds after its due time a timer counts as late
+
+
+def _count(timer: Timer) -> None:
+    late = max(0.0, time.time() - timer.due_at)
+    TIMERS_DUE.labels(timer.kind).inc()
+    TIMER_LATENESS.observe(late)
+    if late > LATE:
+        TIMERS_LATE.labels(timer.kind).inc()
 
 
 class TimerRunner:
@@ -72,6 +84,7 @@ class TimerRunner:
         if later is not None and later <= time.time():
             claimed = await self.timers.claim(self.holder, self.claim_seconds, limit=room)
             for timer in claimed:
+                _count(timer)
                 task = asyncio.create_task(self._fire(timer), name=f"timer {timer.slot}")
                 self._running.add(task)
             if not claimed:

@@ -16,6 +16,7 @@ come from one snapshot. aiosqlite runs everything on one thread anyway, so the l
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import sqlite3
 import time
@@ -60,10 +61,21 @@ class SqliteDatabase:
         if synchronous not in SYNCHRONOUS_MODES:
             raise ValueError(f"synchronous must be one of {SYNCHRONOUS_MODES}, not {synchronous!r}")
         in_memory = path == ":memory:"
-        if not in_memory:
-            directory = os.path.dirname(os.path.abspath(path))
-            os.makedirs(directory, exist_ok=True)
-        conn = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            if not in_memory:
+                directory = os.path.dirname(os.path.abspath(path))
+                os.makedirs(directory, exist_ok=True)
+                _writable(path, directory)
+        except OSError as exc:
+            raise _unopenable(path, exc) from exc
+        connection = aiosqlite.connect(path, isolation_level=None)
+        try:
+            conn = await connection
+        except sqlite3.Error as exc:
+            # aiosqlite's thread finishes the failed connection after this: let it, or it
+            # would reach for an event loop that is closed by then (a traceback at exit).
+            await asyncio.to_thread(connection._thread.join, 5.0)
+            raise _unopenable(path, exc) from exc
         try:
             conn.row_factory = aiosqlite.Row
             await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -74,6 +86,9 @@ class SqliteDatabase:
             await conn.execute(f"PRAGMA synchronous = {synchronous}")
             await conn.execute("PRAGMA foreign_keys = ON")
             await apply_migrations(conn)
+        except sqlite3.Error as exc:  # a folder or file it may read but not write, say
+            await conn.close()
+            raise _unopenable(path, exc) from exc
         except BaseException:
             await conn.close()
             raise
@@ -122,6 +137,24 @@ class SqliteDatabase:
     def read(self) -> AbstractAsyncContextManager[Conn]:
         """A read transaction: every query in it sees one snapshot."""
         return self._transaction(write=False)
+
+
+def _writable(path: str, directory: str) -> None:
+    """SQLite writes the file and, in WAL mode, two more beside it: both must be writable
+    (checked first, so that the error names the cause rather than SQLite's "unable to open")."""
+    for needed in (directory, path):
+        if os.path.exists(needed) and not os.access(needed, os.W_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), needed)
+
+
+def _unopenable(path: str, exc: BaseException) -> StorageError:
+    """One line for the operator: which file, why, and as whom (a folder made by root and
+    mounted into a container is the usual cause)."""
+    reason = getattr(exc, "strerror", None) or str(exc)
+    return StorageError(
+        f"cannot open the SQLite database {os.path.abspath(path)}: {reason} (the file and its "
+        f"folder must be writable by user id {os.geteuid()})"
+    )
 
 
 def _constraint_error(exc: sqlite3.IntegrityError) -> StorageError:

@@ -9,10 +9,12 @@ from typing import Self
 
 from bot.storage.chats import Chats
 from bot.storage.conn import Database
+from bot.storage.facts import Facts
 from bot.storage.ladder import Ladder
 from bot.storage.leases import Leases
 from bot.storage.outbox import Outbox
 from bot.storage.tables import Tables
+from bot.storage.timed import TimedDatabase
 from bot.storage.timers import Timers
 from bot.storage.updates import Updates
 from bot.storage.users import Users
@@ -23,6 +25,7 @@ class Repositories:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        db = TimedDatabase(db)  # every repository's transactions, timed for /metrics
         self.users = Users(db)
         self.chats = Chats(db)
         self.ladder = Ladder(db)
@@ -31,6 +34,7 @@ class Repositories:
         self.leases = Leases(db)
         self.timers = Timers(db)
         self.updates = Updates(db)
+        self.facts = Facts(db)
 
     @property
     def is_closed(self) -> bool:

@@ -19,6 +19,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
 
 import asyncpg
 
@@ -94,17 +95,25 @@ class PgDatabase:
         schema up to date. ``clock``: a fixed clock (tests); by default the server's, read
         through ``local_clock``. No connection is kept open for its own sake (``min_size``
         0): while the server is away, nothing tries to reconnect but the bot's own work."""
+        pool: asyncpg.Pool | None = None
         try:
             pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size)
-        except (OSError, asyncpg.PostgresError) as exc:
-            raise StorageError(f"cannot connect to PostgreSQL: {exc}") from exc
+            first = await pool.acquire()  # connects: the server, the user, the database
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            if pool is not None:
+                await pool.close()
+            raise StorageError(
+                f"cannot connect to PostgreSQL at {server_of(url)}: {describe(exc)}"
+            ) from exc
         try:
             db = cls(pool, url=url, clock=clock)
-            async with pool.acquire() as conn:
-                await apply_pg_migrations(conn)
+            try:
+                await apply_pg_migrations(first)
                 if db._server_clock is not None:
                     db._server_clock.local = local_clock
-                    await db._server_clock.read(conn)
+                    await db._server_clock.read(first)
+            finally:
+                await pool.release(first)
         except BaseException:
             await pool.close()
             raise
@@ -166,6 +175,19 @@ class PgDatabase:
     def read(self) -> AbstractAsyncContextManager[Conn]:
         """A read transaction: every query in it sees one snapshot."""
         return self._transaction(isolation="repeatable_read", readonly=True)
+
+
+def server_of(url: str) -> str:
+    """Where a URL points, as an operator names it: ``host:port`` (or the socket's folder),
+    never the password."""
+    parts = urlsplit(url)
+    options = parse_qs(parts.query)
+    host = parts.hostname or (options.get("host") or ["localhost"])[0]
+    try:
+        port = parts.port or int((options.get("port") or ["5432"])[0])
+    except ValueError:
+        port = 5432
+    return f"{host}:{port}"
 
 
 def is_unavailable(exc: BaseException) -> bool:

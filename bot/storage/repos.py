@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from bot.storage.facts import Facts
 from bot.storage.outbox import Owed
 from bot.storage.records import (
     ChatRecord,
@@ -149,6 +150,15 @@ class TableRepo(Protocol):
 
     async def log(self, table_id: int, kind: LogKind | None = None) -> list[LoggedEntry]:
         """The table's log entries in the order they were written, optionally of one kind."""
+        ...
+
+    async def prune(self, *, finished_before: float, limit: int) -> int:
+        """Delete up to ``limit`` finished or cancelled tables that ended before
+        ``finished_before`` (epoch seconds), with their seats, log, timers and whatever the
+        outbox still owes for them, in one transaction; returns how many went. The ladder (its
+        matches, players and ratings) is kept. Only the ``PRUNE_WINDOW`` oldest tables are
+        looked at: they are the ones that go first, so the look stays small however many
+        tables are kept."""
         ...
 
 
@@ -412,6 +422,11 @@ class Storage(Protocol):
 
     @property
     def updates(self) -> UpdateRepo: ...
+
+    @property
+    def facts(self) -> Facts:
+        """The bot as a whole, for ``/metrics`` and ``/status`` (small indexed queries)."""
+        ...
 
     def process_lock(self) -> ProcessLock:
         """The lock that makes a process the database's one polling bot."""

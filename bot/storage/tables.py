@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from bot.storage import outbox
+from bot.storage import outbox, table_events
 from bot.storage import timers as table_timers
 from bot.storage.conn import Conn, Database
 from bot.storage.errors import StaleVersionError, TableNotFoundError
@@ -21,6 +21,7 @@ from bot.storage.records import (
     Rater,
     SeatRecord,
     TableRecord,
+    TableStatus,
 )
 from bot.storage.rows import (
     LOG_COLUMNS,
@@ -53,6 +54,8 @@ _UPDATE_TABLE = (
     + ", updated_at = ?, version = version + 1 "
     "WHERE id = ? AND version = ? RETURNING version, chat_id"
 )
+PRUNE_WINDOW = 1000  # the oldest tables one prune looks at (by id: an index, no scan)
+_ENDED_SQL = f"('{TableStatus.FINISHED}', '{TableStatus.CANCELLED}')"
 _INSERT_SEATS = insert_sql("seats", SEAT_COLUMNS)
 _INSERT_LOG = insert_sql("table_log", LOG_COLUMNS)
 
@@ -85,6 +88,7 @@ class Tables:
         table.version = version
         table.created_at = now
         table.updated_at = now
+        table_events.opened(table)
         return table
 
     async def get(self, table_id: int) -> TableRecord | None:
@@ -193,7 +197,26 @@ class Tables:
         table.version = version
         table.updated_at = now
         table.chat_id = chat_id
+        table_events.saved(table, log)
         return table
+
+    async def prune(self, *, finished_before: float, limit: int) -> int:
+        async with self._db.write() as conn:
+            rows = await conn.fetchall(
+                "SELECT id FROM game_tables "
+                "WHERE id IN (SELECT id FROM game_tables ORDER BY id LIMIT ?) "
+                f"AND status IN {_ENDED_SQL} AND finished_at < ? ORDER BY id LIMIT ?",
+                (PRUNE_WINDOW, finished_before, limit),
+            )
+            ids = [int(row["id"]) for row in rows]
+            if not ids:
+                return 0
+            marks = ", ".join("?" for _ in ids)
+            # Seats, log lines and timers go with their table (ON DELETE CASCADE); the outbox
+            # names tables without a foreign key.
+            await conn.execute(f"DELETE FROM outbox WHERE table_id IN ({marks})", tuple(ids))
+            await conn.execute(f"DELETE FROM game_tables WHERE id IN ({marks})", tuple(ids))
+        return len(ids)
 
     async def log(self, table_id: int, kind: LogKind | None = None) -> list[LoggedEntry]:
         sql = f"SELECT id, {LOG_COLUMNS} FROM table_log WHERE table_id = ?"

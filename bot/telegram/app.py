@@ -38,6 +38,7 @@ COMMAND_HANDLERS = {
     "settings": handlers.settings_command,
     "score": handlers.score_command,
     "kick": handlers.kick_command,
+    "status": handlers.status_command,  # the owner's only: not in the commands' menu
 }
 
 

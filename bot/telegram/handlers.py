@@ -20,7 +20,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError, 
 
 from .. import callback
 from ..screen import Screen, fit_html, fit_plain, plain
-from ..service import admin, info, lobby, settings
+from ..service import admin, info, lobby, settings, status
 from ..service.core import Core
 from ..service.people import remember, user_t
 from ..service.ports import ChatInfo, Person, Shared
@@ -222,6 +222,15 @@ async def score_command(update: Update, context: Context) -> None:
     await reply(context, update.effective_message, answer)
 
 
+async def status_command(update: Update, context: Context) -> None:
+    """The owner's figures (``KOZEL_OWNER_ID``); anybody else hears nothing."""
+    runtime = context.bot_data
+    answer = await status.owner_status(
+        runtime.core, runtime.process(), chat_of(update), person_of(update)
+    )
+    await reply(context, update.effective_message, answer)
+
+
 # ------------------------------------------------------------------ buttons
 
 
@@ -343,8 +352,16 @@ async def on_error(update: object, context: Context) -> None:
     if away:
         log.info("update %s not handled now: %s", _update_id(update), error)
         return
-    log.error("unexpected error while handling %s", update, exc_info=error)
+    # The update's id and kind only: the update itself holds people's names and texts.
+    log.error("unexpected error while handling %s", _described(update), exc_info=error)
 
 
 def _update_id(update: object) -> object:
-    return update.update_id if isinstance(update, Update) else update
+    return update.update_id if isinstance(update, Update) else type(update).__name__
+
+
+def _described(update: object) -> str:
+    if not isinstance(update, Update):
+        return type(update).__name__  # a job or nothing: no update
+    kinds = [kind for kind in Update.ALL_TYPES if getattr(update, kind, None) is not None]
+    return f"update {update.update_id} ({', '.join(kinds) or 'empty'})"

@@ -24,7 +24,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
 from ..config import Config
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
-from ..service import admin, timers
+from ..service import admin, prune, timers
 from ..service.budget import Budget, Limits
 from ..service.core import Core, Settings
 from ..service.lease import Lease, Workers, holder_id
@@ -32,7 +32,8 @@ from ..service.reach import Reach
 from ..service.restart import resume_all
 from ..service.sender import Sender
 from ..service.timer_runner import TimerRunner
-from ..storage import open_storage
+from ..storage import SchemaError, Storage, StorageError, open_storage
+from ..web import metrics
 from ..web.mini_app import MiniApp
 from ..web.server import WebServer
 from . import webhook
@@ -80,7 +81,7 @@ async def lifespan(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
     holder = holder_id()
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(_telegram(app, config, stop))
-        runtime.storage = storage = await open_storage(config.storage)
+        runtime.storage = storage = await _open_storage(config)
         stack.push_async_callback(storage.close)
         workers = None
         if config.webhook_url is None:
@@ -121,6 +122,17 @@ async def _telegram(app: App, config: Config, stop: asyncio.Event) -> AsyncItera
     finally:
         await app.shutdown()
         await app.bot.shutdown()  # its HTTP client, if getMe never succeeded
+
+
+async def _open_storage(config: Config) -> Storage:
+    """The database, or one line saying why not and which setting names it."""
+    setting = "KOZEL_DATABASE_URL" if config.database_url else "KOZEL_DB"
+    try:
+        return await open_storage(config.storage)
+    except SchemaError as err:
+        raise StartupError(f"{err} ({setting}; see README: rolling upgrade)") from None
+    except StorageError as err:
+        raise StartupError(f"{err} ({setting})") from None
 
 
 @asynccontextmanager
@@ -210,9 +222,11 @@ async def _work(runtime: Runtime, config: Config, holder: str) -> AsyncIterator[
     runtime.sender = sender
     supervisor.start("timers", runner.run)
     supervisor.start("outbox sender", sender.run)
+    supervisor.start("pruning", lambda: prune.keep_pruning(core))
     try:
         yield
     finally:
+        await supervisor.stop("pruning")
         await supervisor.stop("timers")
         await runner.stop()  # its claims go back: other workers may run them at once
         await supervisor.stop("outbox sender")
@@ -242,8 +256,10 @@ async def _web(app: App, runtime: Runtime, config: Config, holder: str) -> Async
     async def healthy() -> bool:
         # Every loop the bot needs runs (none is waiting to start again after a failure), the
         # listener hears the database, and the database answers.
-        if runtime.supervisor.down() or not core.storage.listening:
+        if runtime.supervisor.down():
             return False
+        if runtime.workers is not None and not core.storage.listening:
+            return False  # only workers listen (polling, one process tells itself)
         try:
             return await asyncio.wait_for(core.storage.ping(), HEALTH_TIMEOUT)
         except TimeoutError:
@@ -255,6 +271,8 @@ async def _web(app: App, runtime: Runtime, config: Config, holder: str) -> Async
         updates = core.storage.updates
         receiver = webhook.AppReceiver(app, runtime.failures, updates, holder=holder)
         server.add_routes(webhook.routes(receiver, path=path, secret=config.webhook_secret))
+    if config.metrics:
+        server.add_routes(metrics.routes(core, runtime.process()))
     mini_app = None
     if config.public_url is not None:  # Telegram opens the page there
         mini_app = MiniApp(core, config.token, members=group_member(app.bot))

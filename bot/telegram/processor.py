@@ -24,6 +24,7 @@ from telegram.error import TelegramError
 from telegram.ext import BaseUpdateProcessor
 
 from ..i18n import get_translator, negotiate
+from ..metrics import PRESSES
 from ..service.gate import Gate, Verdict
 
 log = logging.getLogger(__name__)
@@ -49,17 +50,21 @@ class FairProcessor(BaseUpdateProcessor):
             await coroutine
             return
         verdict = self.gate.admit(user_id)
+        assert isinstance(update, Update)
+        press = update.callback_query
         if verdict is Verdict.PASS:
             try:
                 await coroutine
             finally:
                 self.gate.done(user_id)
+                if press is not None:
+                    PRESSES.labels("answered").inc()
             return
         _close(coroutine)
         self.refused += 1
-        assert isinstance(update, Update)
-        if update.callback_query is not None:
-            self._refuse(update.callback_query)
+        if press is not None:
+            PRESSES.labels("refused").inc()
+            self._refuse(press)
 
     def _refuse(self, query: CallbackQuery) -> None:
         if self._refusals is None:

@@ -8,8 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from telegram.error import NetworkError
+from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, HTTPXRequest, RequestData
+
+from ..metrics import FLOOD_ANSWERS, TELEGRAM_CALLS
 
 # Telegram carries out a call it answers late (a busy moment, a slow link): a bot that gives up
 # first and tries again posts the same message twice. Its slowest answers take well under this.
@@ -57,12 +59,32 @@ class WatchedRequest(HTTPXRequest):
         except NetworkError as err:  # TimedOut too
             if not isinstance(err.__cause__, httpx.PoolTimeout):  # our own pool, not Telegram
                 self.on_failure()
+            TELEGRAM_CALLS.labels(
+                _method(url), "timeout" if isinstance(err, TimedOut) else "network"
+            ).inc()
             raise
+        outcome = _outcome(code)
+        TELEGRAM_CALLS.labels(_method(url), outcome).inc()
+        if outcome == "429":
+            FLOOD_ANSWERS.add()
         if code >= 500:
             self.on_failure()
         else:
             self.on_answer()
         return code, payload
+
+
+def _method(url: str) -> str:
+    """The Bot API method a call's URL names (``…/bot<token>/sendMessage``): never the token."""
+    return url.rsplit("/", 1)[-1]
+
+
+def _outcome(code: int) -> str:
+    if code < 300:
+        return "ok"
+    if code == 429:
+        return "429"
+    return "4xx" if code < 500 else "5xx"
 
 
 def _nothing() -> None:

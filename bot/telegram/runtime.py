@@ -14,6 +14,7 @@ from ..service.core import Core
 from ..service.lease import Lease, Workers
 from ..service.reach import Reach
 from ..service.sender import Sender
+from ..service.status import Process
 from ..service.supervisor import Supervisor
 from ..service.timer_runner import TimerRunner
 from ..storage import Storage
@@ -57,6 +58,14 @@ class Runtime:
         # a webhook post answers them with 500, so that Telegram sends them again.
         self.failures = Failures()
         self._core: Core | None = None
+
+    def process(self) -> Process:
+        """This process as ``/metrics`` and ``/status`` describe it."""
+
+        async def workers() -> int:
+            return 1 if self.workers is None else await self.workers.alive()
+
+        return Process(workers=workers, down=self.supervisor.down)
 
     @property
     def tasks(self) -> list[asyncio.Task[None]]:

@@ -45,8 +45,8 @@ async def test_the_lifespan_builds_the_runtime_and_tears_it_down_once(
         storage = runtime.storage
         assert storage is not None and await storage.ping()
         tasks = list(runtime.tasks)
-        # The database lock, the timers, the sender and the watch on Telegram.
-        assert len(tasks) == 4 and not any(task.done() for task in tasks)
+        # The database lock, the timers, the sender, the pruning and the watch on Telegram.
+        assert len(tasks) == 5 and not any(task.done() for task in tasks)
         assert runtime.supervisor.down() == []
         assert app.running
         polled = lambda: fake_telegram.received_count("getUpdates") > 0  # noqa: E731
