@@ -14,7 +14,7 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from e2e.driver import HAND_DATA, TURN_MARK, is_hand, is_special, op_of
+from e2e.driver import HAND_DATA, TOGGLED, TURN_MARK, is_hand, is_special, op_of
 from fakebot.models import Button, MessageVersion, StoredMessage, keyboard_buttons
 from fakebot.server import FakeTelegram
 from fakebot.users import SimGroup, SimUser
@@ -163,7 +163,7 @@ class Person:
                 if played(text):
                     self._count(text)  # a one-tap play
                     return
-                if not text:
+                if not text or text.startswith(TOGGLED):
                     break  # toggled: the hand will show it
             else:
                 clear = [b for b in hand.buttons if op_of(b) == "clr"]

@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 
-from ..storage import OutboxKind, Owed, StorageUnavailable
+from ..storage import OutboxKind, Owed, Priority, StorageUnavailable
 from . import closing
 from .core import Core
 from .deliver import deliver
@@ -26,6 +26,7 @@ MAX_IN_FLIGHT = 16  # deliveries at once (each to another chat)
 MAX_ATTEMPTS = 8  # failed tries before an unexpected error gives the row up
 IDLE_WAIT = 30.0  # seconds to sleep when nothing is owed (a commit wakes it anyway)
 AGING = 3.0  # seconds of waiting that count as one step of priority: nothing starves
+URGENT_FLOOR = 0.5  # however long a row waited, it ranks below a fresh turn
 SHARED_POLL = 0.2  # seconds between looks at the outbox when other workers may fill it
 
 
@@ -90,7 +91,10 @@ class Sender:
             if item.chat_id in self._in_flight:
                 continue
             edit = item.kind is OutboxKind.TABLE and not item.renew
-            ready = self.core.budget.ready_at(item.chat_id, edit=edit)
+            reserve = self.core.budget.reserve_for(
+                item.chat_id, table_edit=edit, priority=item.priority
+            )
+            ready = self.core.budget.ready_at(item.chat_id, edit=edit, reserve=reserve)
             delay = ready - self.core.budget.clock()
             if delay > 0:
                 wait = min(wait, delay)
@@ -232,9 +236,12 @@ def heads(
             best[item.chat_id] = item
 
     # The most felt first, but a row that has waited long moves up: the group's table and the
-    # lobby still go when the players' turns take the whole budget.
+    # lobby still go when the players' turns take the whole budget. Never above what may not
+    # wait (a turn, a trick's end, a result): those wait only for each other.
     def rank(item: Owed) -> tuple[float, int]:
         waited = max(0.0, now - item.created_at) if now else 0.0
-        return (item.priority - waited / AGING, item.id)
+        if item.priority == Priority.TURN:
+            return (-waited / AGING, item.id)
+        return (max(item.priority - waited / AGING, URGENT_FLOOR), item.id)
 
     return sorted(best.values(), key=rank)

@@ -26,13 +26,15 @@ class OutboxKind(StrEnum):
 
 
 class Priority(IntEnum):
-    """Who feels a late message most: lower goes first when the budget is tight."""
+    """Who feels a late message most: lower goes first when the budget is tight, and when
+    demand exceeds it the lowest are shed first (they wait, and their marks merge)."""
 
-    TURN = 0  # the player whose turn it is now
-    PRESSER = 1  # the player who just acted
-    GROUP = 2  # the group's table, lobby and posts
-    WAITING = 3  # players who only wait
-    CLEANUP = 4  # deletions of old messages
+    TURN = 0  # never shed: the player whose turn it is, a trick's end in the group, results
+    PRESSER = 1  # the player whose press found their hand out of date
+    GROUP = 2  # the group's table between trick ends, the lobby
+    WAITING = 3  # players who only wait (their own cards changed, or they just played)
+    ECHO = 4  # a hand showing the presser's own selection (their press's answer said it)
+    CLEANUP = 5  # deletions of old messages
 
 
 @dataclass
