@@ -42,6 +42,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="CPU per press of the Kozel bot, in process.")
     parser.add_argument("--presses", type=int, default=300, help="presses of each kind")
     parser.add_argument("--profile", choices=KINDS, default=None, help="cProfile this kind")
+    parser.add_argument("--sort", default="cumulative", help="cProfile order (tottime: own time)")
     parser.add_argument("--bot-dir", type=Path, default=None, help="checkout to measure")
     parser.add_argument("--store", type=Path, default=None, help="folder for the database")
     return parser.parse_args(argv)
@@ -145,7 +146,7 @@ async def measure(args: argparse.Namespace, folder: Path) -> None:
         print(f"{kind:<10}{presses:>9}{1000 * cpu / presses:>16.2f}{1000 * wall / presses:>17.2f}")
         if profiler:
             out = io.StringIO()
-            pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(30)
+            pstats.Stats(profiler, stream=out).sort_stats(args.sort).print_stats(30)
             print(out.getvalue())
     await storage.close()
 
