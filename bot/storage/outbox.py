@@ -137,6 +137,29 @@ class Outbox:
             )
         return [_item(row) for row in rows]
 
+    async def look(
+        self, now: float, limit: int = 500
+    ) -> tuple[list[Owed], dict[tuple[int, int | None], int], float | None]:
+        """``due``, ``held`` and ``next_time`` in one read (the sender's every step)."""
+        async with self._db.read() as conn:
+            rows = await conn.fetchall(
+                f"SELECT {_COLUMNS} FROM outbox WHERE not_before <= ? "
+                "ORDER BY priority, id LIMIT ?",
+                (now, limit),
+            )
+            later = await conn.fetchall(
+                "SELECT chat_id, table_id, kind, min(id) AS first, min(not_before) AS at "
+                "FROM outbox WHERE not_before > ? GROUP BY chat_id, table_id, kind",
+                (now,),
+            )
+        held = {
+            (int(row["chat_id"]), opt_int(row["table_id"])): int(row["first"])
+            for row in later
+            if row["kind"] == "post"
+        }
+        at = min((float(row["at"]) for row in later), default=None)
+        return [_item(row) for row in rows], held, at
+
     async def held(self, now: float) -> dict[tuple[int, int | None], int]:
         """The (chat, table)s with a post that waits for a retry, and the oldest such post's
         id: that table's posts after it and its new messages wait too."""

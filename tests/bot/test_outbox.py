@@ -225,3 +225,16 @@ def test_group_edits_between_trick_ends_and_waiting_hands_leave_room_for_the_urg
     budget.spend(101)
     assert budget.ready_at(101, reserve=waiting) > now[0]
     assert budget.ready_at(101, reserve=turn) == now[0]
+
+
+async def test_one_look_reads_what_is_due_what_is_held_and_when_more_is(storage: Storage) -> None:
+    await storage.outbox.add([hand_mark(Priority.WAITING, at=50.0), post("deal 1")])
+    await storage.outbox.add([post("deal 2", chat=-200), post("deal 3", chat=-200)])
+    (first, *_) = [i for i in await storage.outbox.due(now=1.0) if i.chat_id == -200]
+    await storage.outbox.retry(first, 30.0)  # a result waits for a retry: its table waits
+    for now in (1.0, 40.0, 60.0):
+        due, held, later = await storage.outbox.look(now)
+        assert due == await storage.outbox.due(now)
+        assert held == await storage.outbox.held(now)
+        assert later == await storage.outbox.next_time(now)
+    assert await storage.outbox.look(1.0) != await storage.outbox.look(60.0)
