@@ -106,17 +106,18 @@ async def _save_selection(core: Core, s: Seat) -> None:
 async def toggle(core: Core, s: Seat) -> Reply:
     """A card button: the tap rule (``tap``) says whether it selects, plays or is refused.
 
-    Judged on the match as it is now, whatever ply the hand showed: a refusal (a card
-    pressed while it is another's turn) changes nothing, so it is answered at once without
-    a write or an edit, also from a hand some plies old (a waiting hand is not edited for
-    every card the others play). Other taps on an outdated hand are refused as out of date,
-    with the hand shown again."""
+    Judged on the match as it is now, whatever ply the hand showed: a player who is not to
+    move hears that it is not their turn (the rule), at once and without a write or an edit,
+    also from a hand some plies old (a waiting hand is not edited for every card the others
+    play). Other taps on an outdated hand are refused as out of date, with the hand shown
+    again."""
     card = decode_card(s.press.cb.arg)
     record = s.table.seats[s.seat]
     tapped = tap(s.match, s.seat, [Card.parse(c) for c in record.selection], card)
-    if tapped.refused is Refused.NOT_YET:
-        return refusal(s.t, tapped.refused, card)
-    if s.press.cb.version != s.match.ply:
+    stale = s.press.cb.version != s.match.ply
+    if tapped.refused is Refused.NOT_YET or (stale and s.match.to_move != s.seat):
+        return refusal(s.t, Refused.NOT_YET, card)
+    if stale:
         await feed.owe(core, [feed.hand(core, s.table, s.seat, Priority.PRESSER)])
         return refusal(s.t, Refused.STALE)
     if tapped.refused is not None:

@@ -18,6 +18,7 @@ from bot.storage.parts import Repositories
 from bot.storage.pg_db import PgDatabase, is_unavailable
 
 CHANNEL = "kozel_tables"  # see ``pg_conn.POSTGRES.notify_table``
+LISTENER_NAME = "kozel-listen"  # the listening session in pg_stat_activity
 LISTEN_CHECK = 5.0  # seconds between looks at the listening connection (a vanished server is
 # not always told: a half-open connection says nothing)
 FIRST_PAUSE, LONGEST_PAUSE = 0.25, 5.0  # seconds between tries to listen again
@@ -76,7 +77,9 @@ class PostgresStorage(Repositories):
         while True:
             began = availability.begin()
             try:
-                conn = await asyncpg.connect(self._url)
+                conn = await asyncpg.connect(
+                    self._url, server_settings={"application_name": LISTENER_NAME}
+                )
             except Exception as exc:
                 if not is_unavailable(exc):
                     raise

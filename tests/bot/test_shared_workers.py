@@ -31,6 +31,7 @@ from bot.storage import (
     TableStatus,
     Timer,
 )
+from bot.storage.postgres import LISTENER_NAME
 
 CLAIM = 0.6  # seconds a claim lasts: a dead worker's work waits about this long
 
@@ -326,7 +327,7 @@ async def test_the_listener_hears_again_after_its_connection_is_cut(target: Targ
             await asyncio.sleep(0.01)
         await target.query(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"
+            f"WHERE application_name = '{LISTENER_NAME}'"
         )
         cut = time.monotonic()
         while one.listening:  # down: /healthz says 503 meanwhile
