@@ -233,12 +233,26 @@ def _group_shows(
 
 
 def _shows(line: str, name: str, wanted: str, verb: str) -> bool:
+    """Whether a line of a group's table shows the play: "<name>: <cards>" (the trick on
+    the table), or a part "<name> <cards>" of the last trick's line ("✋ Last trick taken
+    by ...: Anna K♠ 9♠ · Boris ⚔️ 10♠ A♠ · Vera 🂠🂠")."""
+    if "✋" in line:
+        brief = line.partition(": ")[2]
+        for part in brief.split(" · "):
+            if not part.startswith(name + " "):
+                continue
+            shown = part[len(name) + 1 :]
+            if verb == "discard":
+                return shown == "🂠" * int(wanted.split()[0])
+            if f" {wanted} " in f" {shown} ":
+                return True
+        return False
     head, _, rest = line.partition(": ")
     if not rest or name not in head:
         return False
     if verb == "discard":
         return "face down" in rest and rest.startswith(wanted)
-    return f" {wanted} ".replace("  ", " ") in f" {rest.replace('⬅️', '').strip()} "
+    return f" {wanted} " in f" {rest.replace('⬅️', '').strip()} "
 
 
 def _is_group(chat_id: object) -> bool:
