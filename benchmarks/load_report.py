@@ -143,15 +143,18 @@ def measure(
     _group_shows(fake, db, inside, figures)
 
     for chat in {t.group.id for t in tables}:
+        # A result is a message of its own or an edit of the deal's table: the first
+        # version of a message that says it (the same result in two messages: posted twice).
         seen: Counter[str] = Counter()
         for message in fake.chat(chat).messages.values():
             if not message.from_bot or not message.versions:
                 continue
-            first = message.versions[0].text
-            figures.deal_posts += bool(DEAL_POST.search(first))
-            figures.match_posts += MATCH_OVER in first
-            if DEAL_POST.search(first):
-                seen[first] += 1
+            texts = [v.text for v in message.versions]
+            deal = next((text for text in texts if DEAL_POST.search(text)), None)
+            figures.deal_posts += deal is not None
+            figures.match_posts += any(MATCH_OVER in text for text in texts)
+            if deal is not None:
+                seen[deal] += 1
         figures.deal_posts_repeated += sum(n - 1 for n in seen.values())
     return figures
 
