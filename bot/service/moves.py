@@ -15,6 +15,7 @@ from kozel_rules.card import Card
 
 from ..callback import CallbackDataError, decode_action, decode_card
 from ..i18n import Translator
+from ..render.labels import cards_text
 from ..render.refusals import Refused
 from ..storage import Actor, LogEntry, LogKind, Priority
 from . import feed, turns
@@ -136,7 +137,7 @@ def selected(t: Translator, chosen: Sequence[Card]) -> Reply:
         return Reply(t._("Nothing selected."))
     # TRANSLATORS: the answer to a tap on a card of the hand; {cards} is the selection, such
     # as "9♠ K♠".
-    return Reply(t._("Selected: {cards}", cards=" ".join(str(c) for c in chosen)))
+    return Reply(t._("Selected: {cards}", cards=cards_text(t, chosen)))
 
 
 @seated(any_ply=True, when_away=True)  # the table may move on while they reach for it

@@ -126,7 +126,7 @@ async def test_choosing_cards_writes_no_table_and_computers_do_not_play_alone(
         answer = await anna.press(anna, hand.message_id, card.callback_data or "")
         if (answer.text or "").startswith(TOGGLED):  # chosen: the hand shows it, the table
             # is as it was; the answer says what is chosen
-            assert answer.text == f"Selected: {card.text.lstrip('★')}"
+            assert (answer.text or "").startswith("Selected: ")
             shown = await fake.wait_for_message(anna, since=mark)
             assert f"✅{card.text}" in [b.text for b in shown.buttons], shown.buttons
             assert table_version(bot.db_path) == before
