@@ -172,13 +172,17 @@ class Person:
         )
         self.presses += made.presses
         for answer in made.answers:
-            if answer.text and not answer.text.startswith(("Played", "Сыграно")):
+            if answer.text and not answer.text.startswith(NOT_REFUSALS):
                 self.refusals[answer.text] += 1
         if made.played:
             self.plays += 1
             return "done"
         self.failed += 1
         return "failed"
+
+
+# Answers that are no refusal: a play made, a selection said (English and Russian).
+NOT_REFUSALS = ("Played", "Сыграно", "Selected:", "Nothing selected", "Выбрано:", "Ничего не")
 
 
 @dataclass(eq=False)

@@ -133,6 +133,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="seconds between the taps of one play",
     )
     parser.add_argument(
+        "--fidget",
+        type=float,
+        default=0.0,
+        metavar="RATE",
+        help="each person also presses a live button RATE times a second (a greyed card "
+        "while waiting, a card in and out of the selection on their turn)",
+    )
+    parser.add_argument(
         "--limits",
         choices=("window", "bucket"),
         default="window",
@@ -203,6 +211,17 @@ def describe_checkout(path: Path) -> str:
 
 def cpu(usage: resource.struct_rusage) -> float:
     return usage.ru_utime + usage.ru_stime
+
+
+def process_cpu(pid: int | None) -> float:
+    """CPU seconds (user + system) a running process has used so far (0 if unknown)."""
+    if pid is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def load_average() -> str:
@@ -297,7 +316,11 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
         "KOZEL_LEASE_RENEW": f"{args.lease[1]:g}",
         "PYTHONPATH": str(bot_dir),
     }
-    pace = Pace(think=tuple(args.think), tap=tuple(args.tap))  # type: ignore[arg-type]
+    pace = Pace(
+        think=tuple(args.think),  # type: ignore[arg-type]
+        tap=tuple(args.tap),  # type: ignore[arg-type]
+        fidget=args.fidget,
+    )
     stop = asyncio.Event()
     proxy: RoundRobinProxy | None = None
     async with FakeTelegram(limits=limits) as fake:
@@ -326,6 +349,7 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
         slots = asyncio.Semaphore(args.setup_concurrency)
         runs = [asyncio.create_task(t.run(slots)) for t in tables]
         people = [asyncio.create_task(p.run()) for t in tables for p in t.people]
+        fidgets = [asyncio.create_task(p.fidget()) for t in tables for p in t.people]
 
         warmup = args.warmup_timeout or 60 + 10 * args.tables
         started = time.time()
@@ -341,15 +365,19 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
         )
         taken_before = {t: proxy.ok_posts(t) for t in proxy.targets} if proxy else {}
         cpu_before = resource.getrusage(resource.RUSAGE_SELF)
+        bots_cpu_before = [process_cpu(bot.pid) for bot in bots]
         t0 = time.time()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=args.seconds)
         t1 = time.time()
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
+        bots_cpu = [
+            process_cpu(bot.pid) - before for bot, before in zip(bots, bots_cpu_before, strict=True)
+        ]
         taken_after = {t: proxy.ok_posts(t) for t in proxy.targets} if proxy else {}
         stop.set()
         load_after = load_average()
-        _, pending = await asyncio.wait(runs + people, timeout=5)
+        _, pending = await asyncio.wait(runs + people + fidgets, timeout=5)
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
@@ -364,6 +392,7 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
 
         logs = "\n".join(bot.log_text() for bot in bots)
         figures = measure(fake, tables, db, limits, t0, t1, logs)
+        figures.bot_cpu = sum(bots_cpu)
         errors = [f"table {t.index}: {t.error}" for t in tables if t.error]
         header = [
             ("bot", describe_checkout(bot_dir)),
@@ -371,7 +400,8 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
             ("tables", f"{args.tables} x 4 people, street; seed {args.seed}"),
             (
                 "pace",
-                f"think {args.think[0]}-{args.think[1]} s, taps {args.tap[0]}-{args.tap[1]} s",
+                f"think {args.think[0]}-{args.think[1]} s, taps {args.tap[0]}-{args.tap[1]} s"
+                + (f"; fidget {args.fidget:g} presses/s each" if args.fidget else ""),
             ),
             ("limits", f"overall {limits.overall}; group {limits.group}; private {limits.private}"),
             ("lease", f"KOZEL_LEASE_SECONDS {args.lease[0]:g}, RENEW {args.lease[1]:g}"),
@@ -379,8 +409,9 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
             ("load average", f"before {load_before}; after {load_after}"),
             (
                 "CPU used",
-                f"harness {cpu(cpu_after) - cpu(cpu_before):.0f} s in the window; "
-                f"bots {cpu(bot_cpu):.0f} s in all",
+                f"harness {cpu(cpu_after) - cpu(cpu_before):.0f} s in the window; bots "
+                f"{' + '.join(f'{c:.1f}' for c in bots_cpu)} s in the window "
+                f"({100 * sum(bots_cpu) / (t1 - t0):.0f} % of a core), {cpu(bot_cpu):.0f} s in all",
             ),
             ("bot exit", f"{codes} (SIGTERM); result posts still owed then: {owed}"),
         ]

@@ -14,7 +14,7 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from e2e.driver import HAND_DATA, TURN_MARK, is_hand, is_special, op_of
+from e2e.driver import HAND_DATA, TOGGLED, TURN_MARK, is_hand, is_special, op_of
 from fakebot.models import Button, MessageVersion, StoredMessage, keyboard_buttons
 from fakebot.server import FakeTelegram
 from fakebot.users import SimGroup, SimUser
@@ -44,6 +44,7 @@ class Pace:
     tap: tuple[float, float] = (0.2, 0.5)  # between the taps of one play
     special_rate: float = 0.5  # how often an offered special lead is declared
     press_timeout: float = 20.0  # a press the bot does not answer by then is unanswered
+    fidget: float = 0.0  # extra presses a second on live buttons, while waiting or thinking
     screen_timeout: float = 30.0  # how long a tap waits for the hand to show it
 
 
@@ -58,6 +59,46 @@ class Person:
     plays: int = 0
     unanswered: int = 0
     stale: int = 0  # presses on a screen that had changed (button gone, "out of date")
+    fidgets: int = 0  # presses made only to fidget
+    moving: bool = False  # in the middle of a play's taps: no fidgeting now
+    toggled: str | None = None  # a card fidgeted into the selection, to take out again
+
+    async def fidget(self) -> None:
+        """Press a live button of the hand about ``pace.fidget`` times a second (exponential
+        gaps) until ``stop``: while it is another's turn a (greyed) card; on one's own turn,
+        before the play's taps begin, toggle a card in and out of the selection."""
+        rate = self.pace.fidget
+        if rate <= 0:
+            return
+        while await self._pause_for(self.rng.expovariate(rate)):
+            hand = self.hand()
+            if self.moving or hand is None:
+                continue
+            cards = [b for b in hand.buttons if op_of(b) == "tog"]
+            if not cards:
+                continue
+            mine = TURN_MARK in (hand.text or "")
+            button = None
+            if mine and self.toggled is not None:
+                button = next((b for b in cards if b.callback_data == self.toggled), None)
+                self.toggled = None
+            elif mine:
+                free = [b for b in cards if not b.text.startswith(("(", "✅"))]
+                if free:
+                    button = self.rng.choice(free)
+                    self.toggled = button.callback_data
+            else:
+                self.toggled = None
+                button = self.rng.choice(cards)
+            if button is None:
+                continue
+            self.fidgets += 1
+            self._count(await self._press(hand, button))
+
+    async def _pause_for(self, seconds: float) -> bool:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stop.wait(), seconds)
+        return not self.stop.is_set()
 
     def hand(self) -> StoredMessage | None:
         for message in reversed(self.user.private_chat.messages.values()):
@@ -94,7 +135,11 @@ class Person:
                 self._count(await self._press(current, self.rng.choice(specials)))
                 return
         if TURN_MARK in (current.text or ""):
-            await self._move(current)
+            self.moving = True
+            try:
+                await self._move(self.hand() or current)
+            finally:
+                self.moving = False
 
     async def _move(self, hand: StoredMessage) -> None:
         """Toggle playable cards until confirm buttons appear, then press one of them."""
@@ -118,7 +163,7 @@ class Person:
                 if played(text):
                     self._count(text)  # a one-tap play
                     return
-                if not text:
+                if not text or text.startswith(TOGGLED):
                     break  # toggled: the hand will show it
             else:
                 clear = [b for b in hand.buttons if op_of(b) == "clr"]

@@ -60,6 +60,14 @@ class Figures:
     matches_owed: int = 0
     deal_posts: int = 0
     match_posts: int = 0
+    deal_posts_repeated: int = 0  # deals whose result the group got more than once
+    bot_cpu: float = 0.0  # the bot processes' CPU seconds in the window
+    cards_shown: int = 0  # cards played whose play the group's table showed in the window
+    play_show_lags: list[float] = field(default_factory=list)  # play -> shown in the group
+    trick_show_lags: list[float] = field(default_factory=list)  # trick's end -> shown there
+    tricks_never_shown: int = 0
+    tables_tricks_timely: int = 0  # tables whose group showed every trick's end within 5 s
+    tables_with_tricks: int = 0
 
     @property
     def cards_per_second(self) -> float:
@@ -132,15 +140,122 @@ def measure(
 
     for table in tables:
         _turn_lags(fake, table, inside, figures)
+    _group_shows(fake, db, inside, figures)
 
     for chat in {t.group.id for t in tables}:
+        # A result is a message of its own or an edit of the deal's table: the first
+        # version of a message that says it (the same result in two messages: posted twice).
+        seen: Counter[str] = Counter()
         for message in fake.chat(chat).messages.values():
             if not message.from_bot or not message.versions:
                 continue
-            first = message.versions[0].text
-            figures.deal_posts += bool(DEAL_POST.search(first))
-            figures.match_posts += MATCH_OVER in first
+            texts = [v.text for v in message.versions]
+            deal = next((text for text in texts if DEAL_POST.search(text)), None)
+            figures.deal_posts += deal is not None
+            figures.match_posts += any(MATCH_OVER in text for text in texts)
+            if deal is not None:
+                seen[deal] += 1
+        figures.deal_posts_repeated += sum(n - 1 for n in seen.values())
     return figures
+
+
+TRICK_STARTS = {"lead", "molodka", "moscow"}
+SHOWN_WITHIN = 5.0  # seconds: a trick's end the group sees later counts as late
+
+
+def _group_shows(
+    fake: FakeTelegram,
+    db: Path | str,
+    inside: Callable[[float | None], bool],
+    figures: Figures,
+) -> None:
+    """When each play in the window first appears on its group's table message (a line
+    "<name>: <cards>", or "<name>: <n> cards face down"), and how soon each trick's last
+    play does. A deal's last trick is left out: the next deal's table replaces it and the
+    deal's result post tells it."""
+    names = {
+        (int(str(table_id)), int(str(seat))): str(name)
+        for table_id, seat, name in store_rows(db, "SELECT table_id, seat, name FROM seats")
+    }
+    log: dict[int, list[tuple[str, float, str, int]]] = {}
+    sql = (
+        "SELECT l.table_id, l.kind, l.at, l.text, g.chat_id FROM table_log l "
+        "JOIN game_tables g ON g.id = l.table_id ORDER BY l.id"
+    )
+    for table_id, kind, at, text, chat_id in store_rows(db, sql):
+        log.setdefault(int(str(table_id)), []).append(
+            (str(kind), float(str(at)), str(text), int(str(chat_id)))
+        )
+    versions: dict[int, list[tuple[float, list[str]]]] = {}
+    timely: dict[int, bool] = {}
+    for table_id, entries in log.items():
+        chat_id = entries[0][3]
+        if chat_id not in versions:
+            chat = fake.chat(chat_id)
+            versions[chat_id] = sorted(
+                (v.at, v.text.split("\n"))
+                for m in chat.messages.values()
+                if m.from_bot
+                for v in m.versions
+            )
+        shown_at = [at for at, _ in versions[chat_id]]
+        for i, (kind, at, text, _) in enumerate(entries):
+            if kind != "action" or not inside(at):
+                continue
+            seat, verb, *cards = text.split()
+            name = names.get((table_id, int(seat)), "?")
+            wanted = f"{len(cards)} card" if verb == "discard" else " ".join(cards)
+            shown = None
+            for j in range(bisect.bisect_left(shown_at, at), len(shown_at)):
+                lines = versions[chat_id][j][1]
+                if any(_shows(line, name, wanted, verb) for line in lines):
+                    shown = shown_at[j]
+                    break
+            if shown is not None:
+                figures.play_show_lags.append(shown - at)
+                if inside(shown):
+                    figures.cards_shown += len(cards)
+            following = entries[i + 1][0:3] if i + 1 < len(entries) else None
+            if following is None or following[0] != "action":
+                continue  # the deal's last trick, or the window's end
+            if following[2].split()[1] not in TRICK_STARTS:
+                continue  # not a trick's last play
+            if shown is None:
+                figures.tricks_never_shown += 1
+                timely[table_id] = False
+            else:
+                figures.trick_show_lags.append(shown - at)
+                ok = shown - at <= SHOWN_WITHIN
+                timely[table_id] = timely.get(table_id, True) and ok
+    by_chat: dict[int, bool] = {}
+    for table_id, ok in timely.items():
+        chat_id = log[table_id][0][3]
+        by_chat[chat_id] = by_chat.get(chat_id, True) and ok
+    figures.tables_with_tricks = len(by_chat)
+    figures.tables_tricks_timely = sum(by_chat.values())
+
+
+def _shows(line: str, name: str, wanted: str, verb: str) -> bool:
+    """Whether a line of a group's table shows the play: "<name>: <cards>" (the trick on
+    the table), or a part "<name> <cards>" of the last trick's line ("✋ Last trick taken
+    by ...: Anna K♠ 9♠ · Boris ⚔️ 10♠ A♠ · Vera 🂠🂠")."""
+    if "✋" in line:
+        brief = line.partition(": ")[2]
+        for part in brief.split(" · "):
+            if not part.startswith(name + " "):
+                continue
+            shown = part[len(name) + 1 :]
+            if verb == "discard":
+                return shown == "🂠" * int(wanted.split()[0])
+            if f" {wanted} " in f" {shown} ":
+                return True
+        return False
+    head, _, rest = line.partition(": ")
+    if not rest or name not in head:
+        return False
+    if verb == "discard":
+        return "face down" in rest and rest.startswith(wanted)
+    return f" {wanted} " in f" {rest.replace('⬅️', '').strip()} "
 
 
 def _is_group(chat_id: object) -> bool:
@@ -246,11 +361,41 @@ def summary(figures: Figures, header: Sequence[tuple[str, str]]) -> dict[str, ob
         "hits_no_next_call": f.hits_no_next_call,
         "limiter_sleeps": {"n": len(f.limiter_sleeps), "seconds": sum(f.limiter_sleeps)},
         "silences": {"n": len(f.silences), "seconds": sum(f.silences)},
+        "bot_cpu_seconds": f.bot_cpu,
+        "bot_cpu_per_press_ms": _per_press(f),
+        "cards_shown_in_groups_per_minute": f.cards_shown * 60 / f.seconds if f.seconds else None,
+        "play_shown_in_group": spread(f.play_show_lags),
+        "trick_end_shown_in_group": spread(f.trick_show_lags),
+        "tricks_never_shown": f.tricks_never_shown,
+        "tables_showing_every_trick_within_5s": [f.tables_tricks_timely, f.tables_with_tricks],
+        "deal_posts_repeated": f.deal_posts_repeated,
         "deals_owed": f.deals_owed,
         "deal_posts": f.deal_posts,
         "matches_owed": f.matches_owed,
         "match_posts": f.match_posts,
     }
+
+
+def _per_press(f: Figures) -> float | None:
+    """The bots' CPU milliseconds per press answered in the window."""
+    answered = len(f.answer_latencies)
+    return 1000 * f.bot_cpu / answered if answered and f.bot_cpu else None
+
+
+def _by_kind(f: Figures) -> str:
+    def n(method: str, group: bool) -> int:
+        total = f.limited_calls.get(method, 0)
+        in_groups = f.group_calls.get(method, 0)
+        return in_groups if group else total - in_groups
+
+    parts = [
+        ("hand edits", n("editMessageText", False)),
+        ("hand sends", n("sendMessage", False)),
+        ("group edits", n("editMessageText", True)),
+        ("group sends", n("sendMessage", True)),
+        ("deletions", n("deleteMessage", False) + n("deleteMessage", True)),
+    ]
+    return ", ".join(f"{label} {_num(f.per_card(count))}" for label, count in parts)
 
 
 def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
@@ -262,6 +407,17 @@ def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
             ("tables playing", f"{f.tables_started} of {f.tables}"),
             ("cards played", f"{f.cards} in {f.actions} plays, {f.seconds:.0f} s"),
             ("cards per second", _num(f.cards_per_second)),
+            (
+                "cards shown in groups",
+                f"{f.cards_shown} ({f.cards_shown * 60 / f.seconds if f.seconds else 0:.0f} "
+                "a minute; plays of the window the groups' tables showed in it)",
+            ),
+            (
+                "bot CPU",
+                f"{f.bot_cpu:.1f} s in the window "
+                f"({100 * f.bot_cpu / f.seconds if f.seconds else 0:.0f} % of a core); "
+                f"{_num(_per_press(f))} ms a press answered",
+            ),
         ]
     )
     lines += ["", "Rate-limited calls (methods with a chat_id; 429s included)"]
@@ -278,16 +434,27 @@ def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
             f"  {method:<24}{count:>7}{_num(f.per_card(count)):>10}{count - group:>9}"
             f"{group:>7}{refused:>6}"
         )
+    lines.append(f"  per card by kind: {_by_kind(f)}")
     lines += ["", "Latency                      p50        p95        p99        max"]
     for label, values in (
         ("turn lag (play -> turn)", f.turn_lags),
         ("press -> answer", f.answer_latencies),
+        ("play -> shown in group", f.play_show_lags),
+        ("trick end -> in group", f.trick_show_lags),
     ):
         cells = "".join(f"{_ms(percentile(values, p)):>11}" for p in (50, 95, 99, 100))
         lines.append(f"  {label:<26}{cells}  (n={len(values)})")
     lines += _rows(
         [
             ("turns never shown", str(f.turns_never_shown)),
+            (
+                "tricks in groups",
+                f"{sum(lag <= SHOWN_WITHIN for lag in f.trick_show_lags)} of "
+                f"{len(f.trick_show_lags) + f.tricks_never_shown} trick ends shown within "
+                f"{SHOWN_WITHIN:.0f} s, {f.tricks_never_shown} never; tables whose group showed "
+                f"every one within {SHOWN_WITHIN:.0f} s: {f.tables_tricks_timely} of "
+                f"{f.tables_with_tricks}",
+            ),
             (
                 "slowest turns",
                 ", ".join(
@@ -326,7 +493,10 @@ def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
     lines += ["", "Result posts (whole run: the bot's table_log vs the groups)"]
     lines += _rows(
         [
-            ("deals finished / posted", f"{f.deals_owed} / {f.deal_posts}"),
+            (
+                "deals finished / posted",
+                f"{f.deals_owed} / {f.deal_posts} (posted twice: {f.deal_posts_repeated})",
+            ),
             ("matches finished / posted", f"{f.matches_owed} / {f.match_posts}"),
         ]
     )

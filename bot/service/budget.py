@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ..metrics import BUDGET_WAIT
 from ..screen import Screen
+from ..storage import Priority
 from .ports import Messenger
 
 Clock = Callable[[], float]
@@ -30,6 +31,12 @@ class Limits:
     group: tuple[int, float] = (19, 60.0)  # about 20 per minute per group
     private: tuple[int, float] = (3, 3.0)  # about one per second, with a short burst
     group_reserve: int = 3  # calls per group window kept back from edits, for posts and answers
+    # ... and more kept back from the table's edits between trick ends, for the trick ends:
+    # when a group's share runs short, the intermediate edits wait (and merge), not those.
+    trick_reserve: int = 5
+    # Calls per private window kept back from the hands that may wait (a waiting hand, an
+    # echo of the selection): the player's turn always finds one.
+    turn_reserve: int = 1
 
     @staticmethod
     def of(overall: float, group_per_minute: float, private: float) -> Limits:
@@ -45,6 +52,8 @@ class Limits:
             group=(group, 60.0),
             private=(max(1, int(3 * private)), 3.0),
             group_reserve=min(3, group // 4),
+            trick_reserve=min(5, group // 4),
+            turn_reserve=1 if 3 * private >= 2 else 0,
         )
 
 
@@ -107,12 +116,20 @@ class Budget:
             self._overall.ready_at(now), self._pace.ready_at(now), self._blocked.get(None, now)
         )
 
-    def ready_at(self, chat_id: int, *, edit: bool = False) -> float:
-        """When a call to ``chat_id`` may go (``edit``: a group edit that may wait for posts)."""
+    def ready_at(self, chat_id: int, *, edit: bool = False, reserve: int = 0) -> float:
+        """When a call to ``chat_id`` may go (``edit``: a group edit that may wait for posts;
+        ``reserve``: calls of the chat's window it leaves to more urgent ones besides)."""
         at = max(self.overall_ready_at(), self._blocked.get(chat_id, self.clock()))
         now = self.clock()
-        reserve = self.limits.group_reserve if edit and chat_id < 0 else 0
+        reserve += self.limits.group_reserve if edit and chat_id < 0 else 0
         return max(at, self._window(chat_id).ready_at(now, reserve))
+
+    def reserve_for(self, chat_id: int, *, table_edit: bool, priority: int) -> int:
+        """What a call of ``priority`` leaves in the chat's window for more urgent calls (the
+        sender's shedding: lower priorities wait first)."""
+        if chat_id < 0:
+            return self.limits.trick_reserve if table_edit and priority > 0 else 0
+        return self.limits.turn_reserve if priority >= Priority.WAITING else 0
 
     def spend(self, chat_id: int) -> None:
         now = self.clock()

@@ -4,7 +4,8 @@ The rows say *which* messages are owed (the group's table and lobby, hands, post
 deal's result, deletions); ``deliver`` renders them from the committed state when the budget
 lets them go. Hands are spent where players feel them: the player whose turn it is now, then
 the one who just acted; a player who only waits hears again when their own cards change, later
-and merged; nobody is told of every card the others play.
+and merged; nobody is told of every card the others play. The group's table waits a little
+between trick ends (moves in a row cost one edit); a trick's end goes at once.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import zlib
 from dataclasses import dataclass
 
 from kozel_rules.card import Card
-from kozel_rules.event import DealEnded, MatchEnded
+from kozel_rules.event import DealEnded, MatchEnded, TrickTaken
 from kozel_rules.match import Match
 from kozel_rules.result import DealResult
 from kozel_rules.variant import get_variant
@@ -67,13 +68,16 @@ def lobby(table: TableRecord, *, renew: bool = False) -> Owed:
     return Owed(OutboxKind.LOBBY, table.chat_id, Priority.GROUP, table.id, renew=renew)
 
 
-def group_table(core: Core, table: TableRecord, *, renew: bool = False) -> Owed:
-    """The group's table message; edits wait a little, so that moves in a row cost one edit."""
-    delay = 0.0 if renew else core.settings.table_interval
+def group_table(
+    core: Core, table: TableRecord, *, renew: bool = False, urgent: bool = False
+) -> Owed:
+    """The group's table message; edits wait a little, so that moves in a row cost one edit.
+    ``urgent`` (a trick's end): at once, before other work, within the group's share."""
+    delay = 0.0 if renew or urgent else core.settings.table_interval
     return Owed(
         OutboxKind.TABLE,
         table.chat_id,
-        Priority.GROUP,
+        Priority.TURN if urgent else Priority.GROUP,
         table.id,
         renew=renew,
         not_before=time.time() + delay,
@@ -81,9 +85,18 @@ def group_table(core: Core, table: TableRecord, *, renew: bool = False) -> Owed:
 
 
 def hand(
-    core: Core, table: TableRecord, seat: int, priority: Priority, *, renew: bool = False
+    core: Core,
+    table: TableRecord,
+    seat: int,
+    priority: Priority,
+    *,
+    renew: bool = False,
+    delay: float | None = None,
 ) -> Owed:
-    delay = core.settings.hand_interval if priority >= Priority.WAITING else 0.0
+    """A seat's hand; a waiting player's waits ``hand_interval`` for more changes (unless
+    ``delay`` says otherwise)."""
+    if delay is None:
+        delay = core.settings.hand_interval if priority == Priority.WAITING else 0.0
     chat_id = table.seats[seat].user_id
     assert chat_id is not None
     return Owed(
@@ -123,7 +136,7 @@ def post(
     return Owed(
         OutboxKind.POST,
         chat_id,
-        Priority.GROUP,
+        Priority.TURN,  # a result is never shed
         table_id,
         text=text,
         notify=notify and over is None,
@@ -183,7 +196,8 @@ async def after_change(
         elif isinstance(event, MatchEnded):
             text = match_result_text(t, result=event.result, view=view, seats=seats)
             owed.append(post(table.chat_id, text, table_id=table.id))
-    owed.append(group_table(core, table))
+    trick_over = any(isinstance(event, TrickTaken) for event in change.events)
+    owed.append(group_table(core, table, urgent=trick_over))
     owed += _hands_after(core, table, match, change, before)
     return owed
 
@@ -209,8 +223,12 @@ def _hands_after(
             idle = record.active_at is None or now - record.active_at > core.settings.active_for
             renew = asked and idle and not record.away
             owed.append(hand(core, table, seat, Priority.TURN, renew=renew))
-        elif seat == change.actor or match.is_over or before is None or before[seat].to_move:
+        elif match.is_over or before is None:
             owed.append(hand(core, table, seat, Priority.PRESSER))
+        elif seat == change.actor or before[seat].to_move:
+            # They just played (the answer said so): their hand shows it at once when the
+            # budget allows, else it waits behind the turns, trick ends and the group.
+            owed.append(hand(core, table, seat, Priority.WAITING, delay=0.0))
         elif before[seat] != after[seat]:
             owed.append(hand(core, table, seat, Priority.WAITING))
     return owed

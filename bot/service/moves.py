@@ -7,7 +7,7 @@ commit -> answer. Plays go through the one play command (``play``), as the Mini 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -15,6 +15,7 @@ from kozel_rules.card import Card
 
 from ..callback import CallbackDataError, decode_action, decode_card
 from ..i18n import Translator
+from ..render.labels import cards_text
 from ..render.refusals import Refused
 from ..storage import Actor, LogEntry, LogKind, Priority
 from . import feed, turns
@@ -77,17 +78,20 @@ async def act(core: Core, press: Press) -> Reply:
 
 @seated()
 async def clear(core: Core, s: Seat) -> Reply:
-    s.table.seats[s.seat].selection = []
-    await _save_selection(core, s)
-    return Reply()
+    if s.table.seats[s.seat].selection:  # else nothing to write, nothing to show again
+        s.table.seats[s.seat].selection = []
+        await _save_selection(core, s)
+    return selected(s.t, [])
 
 
 async def _save_selection(core: Core, s: Seat) -> None:
     """Chosen cards are the seat's alone: a small write of that seat with the hand's edit,
-    never the table and its match (an auto-clicker would cost a full write per tap)."""
+    never the table and its match (an auto-clicker would cost a full write per tap). The
+    press's answer says the selection: the hand's edit is the first to wait when the budget
+    is short, and taps meanwhile merge into one edit."""
     record = s.table.seats[s.seat]
     record.active_at = time.time()
-    owe = [feed.hand(core, s.table, s.seat, Priority.PRESSER)]
+    owe = [feed.hand(core, s.table, s.seat, Priority.ECHO)]
     await core.storage.tables.select(
         s.table.id,
         s.seat,
@@ -102,22 +106,38 @@ async def _save_selection(core: Core, s: Seat) -> None:
 @seated(any_ply=True)
 async def toggle(core: Core, s: Seat) -> Reply:
     """A card button: the tap rule (``tap``) says whether it selects, plays or is refused.
-    A card of a hand shown before the match moved on: the hand comes anew, and a player
-    who is not to move hears that it is not their turn (the rule), not that it is stale."""
+
+    Judged on the match as it is now, whatever ply the hand showed: a player who is not to
+    move hears that it is not their turn (the rule), at once and without a write or an edit,
+    also from a hand some plies old (a waiting hand is not edited for every card the others
+    play). Other taps on an outdated hand are refused as out of date, with the hand shown
+    again."""
     card = decode_card(s.press.cb.arg)
-    if s.press.cb.version != s.match.ply:
-        await feed.owe(core, [feed.hand(core, s.table, s.seat, Priority.PRESSER)])
-        waiting = s.match.to_move != s.seat
-        return refusal(s.t, Refused.NOT_YET if waiting else Refused.STALE)
     record = s.table.seats[s.seat]
     tapped = tap(s.match, s.seat, [Card.parse(c) for c in record.selection], card)
+    stale = s.press.cb.version != s.match.ply
+    if tapped.refused is Refused.NOT_YET or (stale and s.match.to_move != s.seat):
+        return refusal(s.t, Refused.NOT_YET, card)
+    if stale:
+        await feed.owe(core, [feed.hand(core, s.table, s.seat, Priority.PRESSER)])
+        return refusal(s.t, Refused.STALE)
     if tapped.refused is not None:
         return refusal(s.t, tapped.refused, card)
     if tapped.play is not None:
         return answer(s.t, await make(core, s, tapped.play))
     record.selection = [str(c) for c in tapped.chosen]
     await _save_selection(core, s)
-    return Reply()
+    return selected(s.t, tapped.chosen)
+
+
+def selected(t: Translator, chosen: Sequence[Card]) -> Reply:
+    """The answer to a tap that selects: it says the selection at once (an answer is free
+    of Telegram's limits), while the hand's edit may wait its turn."""
+    if not chosen:
+        return Reply(t._("Nothing selected."))
+    # TRANSLATORS: the answer to a tap on a card of the hand; {cards} is the selection, such
+    # as "9♠ K♠".
+    return Reply(t._("Selected: {cards}", cards=cards_text(t, chosen)))
 
 
 @seated(any_ply=True, when_away=True)  # the table may move on while they reach for it

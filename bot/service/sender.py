@@ -27,6 +27,8 @@ MAX_IN_FLIGHT = 16  # deliveries at once (each to another chat)
 MAX_ATTEMPTS = 8  # failed tries before an unexpected error gives the row up
 IDLE_WAIT = 30.0  # seconds to sleep when nothing is owed (a commit wakes it anyway)
 AGING = 3.0  # seconds of waiting that count as one step of priority: nothing starves
+GATHER = 0.025  # seconds the sender lets wake-ups gather before it reads the outbox
+URGENT_FLOOR = 0.5  # however long a row waited, it ranks below a fresh turn
 SHARED_POLL = 0.2  # seconds between looks at the outbox when other workers may fill it
 
 
@@ -60,6 +62,9 @@ class Sender:
         while True:
             wait = await self.step()
             await self._sleep(wait)
+            # Commits and deliveries that end close together are read in one step: under
+            # load a step per wake-up would cost a read of the outbox per press.
+            await asyncio.sleep(GATHER)
 
     async def drain(self, timeout: float = 30.0) -> None:
         """Deliver everything owed now and whatever that owes in turn (tests, shutdown)."""
@@ -75,8 +80,7 @@ class Sender:
         """Start the deliveries the budget allows now; returns how long to wait for more."""
         now_wall = time.time()
         self._finished.clear()
-        due = await self.core.storage.outbox.due(now_wall)
-        held = await self.core.storage.outbox.held(now_wall) if due else {}
+        due, held, later = await self.core.storage.outbox.look(now_wall)
         await self._claim(heads(due, held, now=now_wall), now_wall)
         # No await from here to the end of the loop: the filter stays true while we start.
         due = [item for item in due if item.chat_id not in self._finished and self._holds(item)]
@@ -93,7 +97,10 @@ class Sender:
             if item.chat_id in self._in_flight:
                 continue
             edit = item.kind is OutboxKind.TABLE and not item.renew
-            ready = self.core.budget.ready_at(item.chat_id, edit=edit)
+            reserve = self.core.budget.reserve_for(
+                item.chat_id, table_edit=edit, priority=item.priority
+            )
+            ready = self.core.budget.ready_at(item.chat_id, edit=edit, reserve=reserve)
             delay = ready - self.core.budget.clock()
             if delay > 0:
                 wait = min(wait, delay)
@@ -102,7 +109,6 @@ class Sender:
             task = asyncio.create_task(self._deliver(item), name=f"deliver {item.kind}")
             self._in_flight[item.chat_id] = task
             room -= 1
-        later = await self.core.storage.outbox.next_time(now_wall)
         if later is not None:
             wait = min(wait, later - now_wall)
         self.core.budget.forget_idle()
@@ -243,9 +249,12 @@ def heads(
             best[item.chat_id] = item
 
     # The most felt first, but a row that has waited long moves up: the group's table and the
-    # lobby still go when the players' turns take the whole budget.
+    # lobby still go when the players' turns take the whole budget. Never above what may not
+    # wait (a turn, a trick's end, a result): those wait only for each other.
     def rank(item: Owed) -> tuple[float, int]:
         waited = max(0.0, now - item.created_at) if now else 0.0
-        return (item.priority - waited / AGING, item.id)
+        if item.priority == Priority.TURN:
+            return (-waited / AGING, item.id)
+        return (max(item.priority - waited / AGING, URGENT_FLOOR), item.id)
 
     return sorted(best.values(), key=rank)

@@ -37,6 +37,9 @@ class Dialect:
     parameter), delivered when the transaction commits; empty where nobody can listen."""
     """Appended to a SELECT of rows to claim: rows another transaction holds are skipped, not
     waited for, so workers claiming at once each get other rows."""
+    lazy_commit: str = ""
+    """A statement that lets the transaction's commit return before it is on disk, for
+    writes cheap to lose (a seat's chosen cards); empty where there is none."""
 
 
 class Conn(Protocol):

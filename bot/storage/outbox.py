@@ -26,13 +26,15 @@ class OutboxKind(StrEnum):
 
 
 class Priority(IntEnum):
-    """Who feels a late message most: lower goes first when the budget is tight."""
+    """Who feels a late message most: lower goes first when the budget is tight, and when
+    demand exceeds it the lowest are shed first (they wait, and their marks merge)."""
 
-    TURN = 0  # the player whose turn it is now
-    PRESSER = 1  # the player who just acted
-    GROUP = 2  # the group's table, lobby and posts
-    WAITING = 3  # players who only wait
-    CLEANUP = 4  # deletions of old messages
+    TURN = 0  # never shed: the player whose turn it is, a trick's end in the group, results
+    PRESSER = 1  # the player whose press found their hand out of date
+    GROUP = 2  # the group's table between trick ends, the lobby
+    WAITING = 3  # players who only wait (their own cards changed, or they just played)
+    ECHO = 4  # a hand showing the presser's own selection (their press's answer said it)
+    CLEANUP = 5  # deletions of old messages
 
 
 @dataclass
@@ -134,6 +136,29 @@ class Outbox:
                 (now, limit),
             )
         return [_item(row) for row in rows]
+
+    async def look(
+        self, now: float, limit: int = 500
+    ) -> tuple[list[Owed], dict[tuple[int, int | None], int], float | None]:
+        """``due``, ``held`` and ``next_time`` in one read (the sender's every step)."""
+        async with self._db.read() as conn:
+            rows = await conn.fetchall(
+                f"SELECT {_COLUMNS} FROM outbox WHERE not_before <= ? "
+                "ORDER BY priority, id LIMIT ?",
+                (now, limit),
+            )
+            later = await conn.fetchall(
+                "SELECT chat_id, table_id, kind, min(id) AS first, min(not_before) AS at "
+                "FROM outbox WHERE not_before > ? GROUP BY chat_id, table_id, kind",
+                (now,),
+            )
+        held = {
+            (int(row["chat_id"]), opt_int(row["table_id"])): int(row["first"])
+            for row in later
+            if row["kind"] == "post"
+        }
+        at = min((float(row["at"]) for row in later), default=None)
+        return [_item(row) for row in rows], held, at
 
     async def held(self, now: float) -> dict[tuple[int, int | None], int]:
         """The (chat, table)s with a post that waits for a retry, and the oldest such post's

@@ -23,11 +23,12 @@ from bot.storage.users import Users
 class Repositories:
     """``Storage``: the repositories sharing one database (see ``repos``)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, user_cache: float = 0.0) -> None:
+        """``user_cache``: seconds a user's or a chat's read stays good in this process."""
         self._db = db
         db = TimedDatabase(db)  # every repository's transactions, timed for /metrics
-        self.users = Users(db)
-        self.chats = Chats(db)
+        self.users = Users(db, cache_seconds=user_cache)
+        self.chats = Chats(db, cache_seconds=user_cache)
         self.ladder = Ladder(db)
         self.tables = Tables(db, self.ladder)
         self.outbox = Outbox(db)

@@ -21,6 +21,7 @@ POSTGRES = Dialect(
     for_update=" FOR UPDATE",
     skip_locked=" FOR UPDATE SKIP LOCKED",
     notify_table="SELECT pg_notify('kozel_tables', ?)",
+    lazy_commit="SET LOCAL synchronous_commit TO OFF",
 )
 
 

@@ -30,7 +30,8 @@ class PostgresStorage(Repositories):
     """``Storage`` in a PostgreSQL database. Create it with ``await PostgresStorage.open(url)``."""
 
     def __init__(self, db: PgDatabase) -> None:
-        super().__init__(db)
+        # Other workers change users too (a language, a blocked bot): seen within seconds.
+        super().__init__(db, user_cache=5.0)
         self._pg = db
         self._url = db.url
         self._listening = False

@@ -270,6 +270,12 @@ class OutboxRepo(Protocol):
         """Rows that may go now, by priority, oldest first."""
         ...
 
+    async def look(
+        self, now: float, limit: int = 500
+    ) -> tuple[list[Owed], dict[tuple[int, int | None], int], float | None]:
+        """``due``, ``held`` and ``next_time`` read together."""
+        ...
+
     async def held(self, now: float) -> dict[tuple[int, int | None], int]:
         """The (chat, table)s whose posts wait for a retry, with the oldest one's id (that
         table's posts after it and its new messages wait too)."""

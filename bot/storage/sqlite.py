@@ -14,7 +14,8 @@ class SqliteStorage(Repositories):
     """``Storage`` backed by one SQLite file. Create it with ``await SqliteStorage.open(path)``."""
 
     def __init__(self, db: SqliteDatabase) -> None:
-        super().__init__(db)
+        # One process holds the file (``process_lock``): its own writes are all there are.
+        super().__init__(db, user_cache=300.0)
         self._path = db.path
 
     @classmethod

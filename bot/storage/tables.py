@@ -139,6 +139,8 @@ class Tables:
         neither the table nor its match is rewritten, and the version stays."""
         now = self._db.clock()
         async with self._db.write() as conn:
+            if conn.dialect.lazy_commit:  # a selection lost in a crash is chosen again
+                await conn.execute(conn.dialect.lazy_commit)
             changed = await conn.execute(
                 "UPDATE seats SET selection = ?, active_at = ? WHERE table_id = ? AND seat = ? "
                 "AND EXISTS (SELECT 1 FROM game_tables WHERE id = ? AND version = ?)",

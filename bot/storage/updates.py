@@ -31,6 +31,10 @@ class Updates:
     async def take(self, update_id: int, holder: str, *, stale_after: float) -> Taken:
         now = self._db.clock()
         async with self._db.write() as conn:
+            # Every update costs these two writes: none waits for the disk (only a crash of
+            # the database server itself could lose one, and Telegram sends it again then).
+            if conn.dialect.lazy_commit:
+                await conn.execute(conn.dialect.lazy_commit)
             if await conn.execute(_TAKE, (update_id, holder, now, now - stale_after)):
                 return Taken.NEW
             row = await conn.fetchone("SELECT done FROM updates WHERE update_id = ?", (update_id,))
@@ -38,6 +42,8 @@ class Updates:
 
     async def finish(self, update_id: int) -> None:
         async with self._db.write() as conn:
+            if conn.dialect.lazy_commit:
+                await conn.execute(conn.dialect.lazy_commit)
             await conn.execute("UPDATE updates SET done = 1 WHERE update_id = ?", (update_id,))
 
     async def give_back(self, update_id: int, holder: str) -> None:

@@ -195,6 +195,54 @@ async def test_the_sender_starts_no_more_calls_than_the_budget_holds_the_most_fe
     assert started == [102, 104]  # the turn and the presser's hand; the others wait
 
 
+def test_a_row_that_waited_long_never_goes_before_a_turn_or_a_trick_end() -> None:
+    now = 1000.0
+    rows = [
+        Owed(OutboxKind.HAND, 101, Priority.ECHO, 7, 1, id=1, created_at=now - 60),
+        Owed(OutboxKind.TABLE, -100, Priority.GROUP, 7, id=2, created_at=now - 60),
+        Owed(OutboxKind.HAND, 102, Priority.TURN, 7, 2, id=3, created_at=now),
+        Owed(OutboxKind.TABLE, -200, Priority.TURN, 8, id=4, created_at=now - 0.5),
+        Owed(OutboxKind.HAND, 103, Priority.WAITING, 7, 3, id=5, created_at=now - 1),
+    ]
+    ordered = sorted(rows, key=lambda r: (r.priority, r.id))
+    # The urgent ones first (the older of them first); the aged ones after, still by age.
+    assert [r.id for r in heads(ordered, now=now)] == [4, 3, 1, 2, 5]
+
+
+def test_group_edits_between_trick_ends_and_waiting_hands_leave_room_for_the_urgent() -> None:
+    now = [0.0]
+    budget = Budget(Limits.of(30, 20, 1), clock=lambda: now[0])
+    between = budget.reserve_for(-100, table_edit=True, priority=Priority.GROUP)
+    trick_end = budget.reserve_for(-100, table_edit=True, priority=Priority.TURN)
+    assert (between, trick_end) == (4, 0)
+    for _ in range(19 - 3 - between):  # what the group's minute allows edits between tricks
+        assert budget.ready_at(-100, edit=True, reserve=between) == now[0]
+        budget.spend(-100)
+        now[0] += 1.0
+    assert budget.ready_at(-100, edit=True, reserve=between) > now[0]  # these wait now ...
+    assert budget.ready_at(-100, edit=True, reserve=trick_end) == now[0]  # a trick's end goes
+    # A private chat: a waiting hand or an echo leaves the last call of the window to a turn.
+    waiting = budget.reserve_for(101, table_edit=False, priority=Priority.ECHO)
+    turn = budget.reserve_for(101, table_edit=False, priority=Priority.TURN)
+    budget.spend(101)
+    budget.spend(101)
+    assert budget.ready_at(101, reserve=waiting) > now[0]
+    assert budget.ready_at(101, reserve=turn) == now[0]
+
+
+async def test_one_look_reads_what_is_due_what_is_held_and_when_more_is(storage: Storage) -> None:
+    await storage.outbox.add([hand_mark(Priority.WAITING, at=50.0), post("deal 1")])
+    await storage.outbox.add([post("deal 2", chat=-200), post("deal 3", chat=-200)])
+    (first, *_) = [i for i in await storage.outbox.due(now=1.0) if i.chat_id == -200]
+    await storage.outbox.retry(first, 30.0)  # a result waits for a retry: its table waits
+    for now in (1.0, 40.0, 60.0):
+        due, held, later = await storage.outbox.look(now)
+        assert due == await storage.outbox.due(now)
+        assert held == await storage.outbox.held(now)
+        assert later == await storage.outbox.next_time(now)
+    assert await storage.outbox.look(1.0) != await storage.outbox.look(60.0)
+
+
 async def test_a_post_that_fails_while_the_outbox_is_read_still_holds_back_the_next_one(
     tmp_path: Path,
 ) -> None:

@@ -4,6 +4,7 @@ the bot cannot reach, and a restart — the paths the e2e suite also walks, here
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from service_fakes import (
@@ -21,12 +22,12 @@ from service_fakes import (
     stored,
 )
 
-from bot.callback import Op, encode_action
+from bot.callback import Op, encode_action, encode_card
 from bot.service import moves, turns
 from bot.service.core import Core
 from bot.service.restart import resume_all
 from bot.service.timer_runner import TimerRunner
-from bot.storage import Actor, LogKind, SqliteStorage, TableRecord
+from bot.storage import Actor, LogKind, OutboxKind, Priority, SqliteStorage, TableRecord
 from kozel_rules.action import Verb
 
 
@@ -233,3 +234,69 @@ async def test_a_finished_match_leaves_nothing_behind_in_memory(
     assert await storage.timers.tables() == set()
     held = core.in_memory()
     assert held["locks"] == 0 and held["matches"] == 0
+
+
+async def test_a_tap_while_another_plays_is_answered_without_a_write_or_an_edit(
+    core: Core, messenger: FakeMessenger
+) -> None:
+    table = await seat_four(core)
+    match = core.match_of(table)
+    seat = (to_move(core, table) + 1) % 4
+    card = match.view(seat).hand[0]
+    edits = sum(m.edits for m in messenger.messages.values())
+    for ply in (match.ply, max(0, match.ply - 3)):  # from this hand and from an older one
+        tap = press(table, Op.TOGGLE, PEOPLE[seat], version=ply, arg=encode_card(card))
+        answer = await moves.toggle(core, tap)
+        assert answer.text == "Not your turn yet." and not answer.alert
+    assert await core.storage.outbox.pending() == 0
+    await settle(core)
+    assert sum(m.edits for m in messenger.messages.values()) == edits
+    assert (await reload(core, table)).version == table.version
+
+
+async def test_a_tap_that_selects_says_the_selection_and_its_edit_waits_last(
+    core: Core, messenger: FakeMessenger
+) -> None:
+    table = await seat_four(core)
+    match = core.match_of(table)
+    seat = to_move(core, table)
+    legal = [a for a in match.legal_actions(seat) if not a.verb.is_special]
+    # A card in more than one play: a tap on it selects (it is not played at once).
+    card = next(c for a in legal for c in a.cards if sum(c in b.cards for b in legal) > 1)
+    tap = press(table, Op.TOGGLE, PEOPLE[seat], version=match.ply, arg=encode_card(card))
+    answer = await moves.toggle(core, tap)
+    assert answer.text == f"Selected: {card}" and not answer.alert
+    owed = await core.storage.outbox.due(time.time() + 60)
+    assert [(o.kind, o.seat, o.priority) for o in owed] == [(OutboxKind.HAND, seat, Priority.ECHO)]
+    answer = await moves.toggle(core, tap)  # and out again
+    assert answer.text == "Nothing selected."
+    assert len(await core.storage.outbox.due(time.time() + 60)) == 1  # merged into one edit
+    clear = press(table, Op.CLEAR, PEOPLE[seat], version=match.ply)
+    await settle(core)
+    assert (await moves.clear(core, clear)).text == "Nothing selected."
+    assert await core.storage.outbox.pending() == 0  # nothing chosen: nothing to write
+
+
+async def test_a_trick_end_is_owed_to_the_group_at_once_and_first(core: Core) -> None:
+    table = await seat_four(core)
+    for _ in range(12):
+        table = await reload(core, table)
+        match = core.match_of(table)
+        seat = to_move(core, table)
+        action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+        before = match.copy()
+        events = before.apply(action)
+        ended = any(type(e).__name__ == "TrickTaken" for e in events)
+        made = await moves.act(
+            core, press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=encode_action(action))
+        )
+        assert (made.text or "").startswith("Played")
+        rows = [o for o in await core.storage.outbox.due(time.time() + 60) if o.chat_id < 0]
+        group = next(o for o in rows if o.kind is OutboxKind.TABLE)
+        if ended:
+            assert group.priority is Priority.TURN and group.not_before <= time.time()
+            break
+        assert group.priority is Priority.GROUP  # between trick ends: waits and merges
+        await settle(core)
+    else:
+        pytest.fail("no trick ended in 12 plays")

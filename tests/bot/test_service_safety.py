@@ -153,7 +153,7 @@ async def test_choosing_a_card_writes_no_table_version(core: Core) -> None:
             assert answer.text.startswith("Played")
             break
         if fresh.seats[seat].selection:
-            assert answer.text == "" and fresh.seats[seat].selection == [str(card)]
+            assert answer.text == f"Selected: {card}" and fresh.seats[seat].selection == [str(card)]
             break
     else:
         pytest.fail("no card could be chosen")

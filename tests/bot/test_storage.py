@@ -880,3 +880,30 @@ async def test_the_health_ping_answers_while_the_store_is_open(storage: Storage)
     assert await storage.ping() is True
     await storage.close()
     assert await storage.ping() is False  # /healthz then answers 503
+
+
+async def test_users_and_chats_read_again_after_every_write_and_reads_are_copies(
+    storage: Storage,
+) -> None:
+    await storage.users.upsert(UserRecord(user_id=7, first_name="Ann", language_code="en"))
+    first = await storage.users.get(7)
+    assert first is not None
+    first.first_name = "changed by the caller"  # a caller's copy: the store keeps its own
+    assert (await storage.users.get(7)) == UserRecord(
+        user_id=7, first_name="Ann", language_code="en"
+    )
+    await storage.users.set_language(7, "de")
+    await storage.users.set_can_message(7, True)
+    user = await storage.users.get(7)
+    assert user is not None and user.language == "de" and user.can_message
+    await storage.chats.upsert(ChatRecord(chat_id=-5, title="Club", settings={"a": 1}))
+    chat = await storage.chats.get(-5)
+    assert chat is not None
+    chat.settings["a"] = 2
+    await storage.chats.upsert(ChatRecord(chat_id=-5, title="Club 2", settings={"a": 1}))
+    again = await storage.chats.get(-5)
+    assert again is not None and again.title == "Club 2" and again.settings == {"a": 1}
+    await storage.chats.migrate(-5, -6)
+    assert await storage.chats.get(-5) is None
+    moved = await storage.chats.get(-6)
+    assert moved is not None and moved.title == "Club 2"

@@ -31,6 +31,7 @@ from bot.storage.pg_conn import numbered
 
 HAND_DATA = re.compile(r"^v1:\d+:\d+:(tog|act|clr|back)")
 TURN_MARK = "👉"
+TOGGLED = ("Selected:", "Nothing selected")  # the answers to a tap that selects
 SLOW_DOWN = "Not so fast"  # the answer to a press over the person's fair share
 SLOW_DOWN_PAUSE = 0.3  # seconds a player told to slow down waits before pressing again
 MATCH_OVER = "🏆"  # the match's result, in any language
@@ -262,7 +263,7 @@ class Table:
                 text = await self._press(user, message, card)
                 if text.startswith("Played"):
                     return True  # a one-tap play (ziege)
-                if not text:
+                if not text or text.startswith(TOGGLED):
                     # Toggled: wait for a hand that shows it (or that moved on), not just any
                     # new hand: one sent meanwhile (after a restart, say) may not show it yet.
                     shows = functools.partial(_shows_toggled, card=card.text)

@@ -13,7 +13,7 @@ from fakebot.fixtures import BotProcessFactory
 from fakebot.server import FakeTelegram
 from fakebot.users import SimGroup, SimUser
 
-from .driver import ENV_FAST, TURN_MARK, Table, op_of
+from .driver import ENV_FAST, TOGGLED, TURN_MARK, Table, op_of
 
 pytestmark = pytest.mark.e2e
 
@@ -124,7 +124,9 @@ async def test_choosing_cards_writes_no_table_and_computers_do_not_play_alone(
         before = table_version(bot.db_path)
         mark = fake.mark()
         answer = await anna.press(anna, hand.message_id, card.callback_data or "")
-        if not answer.text:  # chosen, not played: the hand shows it, the table is as it was
+        if (answer.text or "").startswith(TOGGLED):  # chosen: the hand shows it, the table
+            # is as it was; the answer says what is chosen
+            assert (answer.text or "").startswith("Selected: ")
             shown = await fake.wait_for_message(anna, since=mark)
             assert f"✅{card.text}" in [b.text for b in shown.buttons], shown.buttons
             assert table_version(bot.db_path) == before
