@@ -100,7 +100,7 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--budget",
         type=_budget,
         help="strong's and expert's budget per move: work (card-plays; defaults: strong "
-        "20000, expert 40000), '150ms' (a time limit), or both: '4800,200ms'",
+        "20000, expert 30000), '150ms' (a time limit), or both: '4800,200ms'",
     )
     ap.add_argument("--a-budget", type=_budget, help="budget of A only")
     ap.add_argument("--b-budget", type=_budget, help="budget of B only")

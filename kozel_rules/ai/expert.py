@@ -51,10 +51,10 @@ class Settings:
     model: bool = True  # weight worlds by the behaviour model
     tau: float = TAU  # how hard the behaviour model weighs (1: fully)
     inference: bool = True  # use the deal's history (else uniform worlds)
-    prior: float = 0.0  # a bonus (value units) for the ``basic`` choice
+    keep_z: float = 0.0  # keep the ``basic`` choice unless the best is this many SE better
 
 
-DEFAULT_BUDGET = Budget(work=40000)
+DEFAULT_BUDGET = Budget(work=30000)
 DEFAULT_SETTINGS = Settings()
 
 PLAYOUT_OVERHEAD = 8  # a playout's fixed cost, in card-plays
@@ -196,9 +196,14 @@ def search(
     for i in alive:
         means[i] = _mean(values[i][-len(weights) :], weights)
     fb = legal.index(fallback)
-    if means[fb] is not None:
-        means[fb] = means[fb] + settings.prior  # type: ignore[operator]
     best = max(alive, key=lambda i: (means[i], i == fb))
+    if best != fb and fb in alive and settings.keep_z > 0:
+        k = len(weights)
+        d = [x - y for x, y in zip(values[best][-k:], values[fb][-k:], strict=True)]
+        mean = sum(d) / k
+        se = math.sqrt(sum((x - mean) ** 2 for x in d) / max(k - 1, 1) / k)
+        if mean < settings.keep_z * se:
+            best = fb  # not clearly better than the convention: keep to it
     return SearchResult(legal, means, legal[best], count)
 
 

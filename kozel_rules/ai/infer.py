@@ -107,8 +107,11 @@ class WorldSampler:
         self.tables = trace.start.tables
         self._link: _Link | None = None
         self._since = 0
-        self.moves = 0
-        self.accepted = 0
+        self._memo: dict[tuple[object, ...], tuple[CAction, int, int]] = {}
+        self.moves = 0  # chain moves proposed
+        self.accepted = 0  # ... and accepted
+        self.replays = 0  # deals replayed
+        self.evals = 0  # behaviour-model decisions computed (not remembered)
 
     # ------------------------------------------------------------------ the chain
 
@@ -326,6 +329,7 @@ class WorldSampler:
 
     def _replay(self, deal: _Deal, rng: random.Random) -> tuple[GameState, float] | None:
         """The deal replayed in the world: its state now and its weight (or ``None``)."""
+        self.replays += 1
         st = self.trace.start.copy()
         st.hands = deal.hands[:]
         st.stock = deal.stock[:]
@@ -360,7 +364,7 @@ class WorldSampler:
             if a[2] & ~st.hands[s] or not _may_act(st, a):
                 return None
             if self.model and s != self.me:
-                weight *= self._likelihood(st, a)
+                weight *= self._likelihood(st, k, a)
             st.step(a)
         cur = self.current
         if st.phase != cur.phase or st.to_move != cur.to_move:
@@ -380,9 +384,8 @@ class WorldSampler:
         if not self.model or s == self.me:
             m = options[int(rng.random() * len(options))]
             return (s, V_DISCARD, m), 1.0
-        legal = self._legal_for(st, s)
-        choice = basic_policy(st, legal)
-        base = self.eps / max(sum(1 for x in legal if x[0] == s), 1)
+        choice, n_own, _ = self._model(st, k, s)
+        base = self.eps / max(n_own, 1)
         probs = [base + (1 - self.eps if (s, V_DISCARD, m) == choice else 0.0) for m in options]
         total = sum(probs)
         r = rng.random() * total
@@ -402,18 +405,33 @@ class WorldSampler:
         cards = _bits(st.hands[s] & ~(info.held_later(k) if info else 0))
         return cards[int(rng.random() * len(cards))] if cards else 0
 
-    def _legal_for(self, st: GameState, s: int) -> list[CAction]:
-        """The actions the behaviour model chooses from for ``s``: its own, and special
-        leads of other seats (a seat holding one declares it first) but not the observer's."""
-        me = self.me
-        return [a for a in st.legal() if a[0] == s or (a[1] in _SPECIALS and a[0] != me)]
+    def _model(self, st: GameState, k: int, s: int) -> tuple[CAction, int, int]:
+        """The behaviour model at time ``k`` for ``s``: the ``basic`` choice, how many legal
+        actions ``s`` had and how many there were in all (others' special leads count: a
+        seat holding one declares first). The ``basic`` choice depends only on the seat's
+        own cards and what is public, so it is remembered across worlds."""
+        specials: tuple[CAction, ...] = ()
+        if st.any_special:
+            me = self.me
+            specials = tuple(
+                a for a in st.legal() if a[1] in _SPECIALS and a[0] != s and a[0] != me
+            )
+        key = (k, s, st.hands[s], st.face_down[s], specials)
+        got = self._memo.get(key)
+        if got is None:
+            self.evals += 1
+            legal = [a for a in st.legal() if a[0] == s]
+            n_own = len(legal)
+            legal += specials
+            choice = basic_policy(st, legal) if len(legal) > 1 else legal[0]
+            got = self._memo[key] = (choice, n_own, len(legal))
+        return got
 
-    def _likelihood(self, st: GameState, a: CAction) -> float:
-        legal = self._legal_for(st, a[0])
-        if len(legal) <= 1:
+    def _likelihood(self, st: GameState, k: int, a: CAction) -> float:
+        choice, n_own, n_all = self._model(st, k, a[0])
+        if n_all <= 1:
             return 1.0
-        base = self.eps / max(sum(1 for x in legal if x[0] == a[0]), 1)
-        return base + (1 - self.eps if basic_policy(st, legal) == a else 0.0)
+        return self.eps / max(n_own, 1) + (1 - self.eps if choice == a else 0.0)
 
 
 def _swap(deal: _Deal, i: int, j: int) -> _Deal:
