@@ -86,15 +86,8 @@ class Solver:
             v, kind = hit
             if kind == _EXACT or (kind == _LOWER and v >= beta) or (kind == _UPPER and v <= alpha):
                 return v
-        legal = st.legal()
-        specials = [a for a in legal if a[1] in _SPECIALS]
-        if specials:
-            moves = [specials[0]]
-        else:
-            first = basic_policy(st, legal) if len(legal) > 1 else legal[0]
-            moves = [first] + [a for a in legal if a != first]
-        mover = moves[0][0]
-        maximize = st.side_of[mover] == self.side
+        moves = _ordered(st)
+        maximize = st.side_of[moves[0][0]] == self.side
         a0, b0 = alpha, beta
         best = -INF if maximize else INF
         for a in moves:
@@ -102,24 +95,29 @@ class Solver:
             child.step(a)
             v = self._value(child, number, alpha, beta)
             if maximize:
-                if v > best:
-                    best = v
-                if best > alpha:
-                    alpha = best
+                best = max(best, v)
+                alpha = max(alpha, best)
             else:
-                if v < best:
-                    best = v
-                if best < beta:
-                    beta = best
+                best = min(best, v)
+                beta = min(beta, best)
             if alpha >= beta:
                 break
-        if best <= a0:
-            self.table[key] = (best, _UPPER)
-        elif best >= b0:
-            self.table[key] = (best, _LOWER)
-        else:
-            self.table[key] = (best, _EXACT)
+        kind = _UPPER if best <= a0 else _LOWER if best >= b0 else _EXACT
+        self.table[key] = (best, kind)
         return best
+
+
+def _ordered(st: GameState) -> list[CAction]:
+    """The moves to search, the ``basic`` choice first; a special lead is declared at once
+    by the first seat that may (every level does so)."""
+    legal = st.legal()
+    for a in legal:
+        if a[1] in _SPECIALS:
+            return [a]
+    if len(legal) == 1:
+        return legal
+    first = basic_policy(st, legal)
+    return [first] + [a for a in legal if a != first]
 
 
 def solvable(st: GameState, max_cards: int) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from kozel_testkit import new_match, play
 
 from kozel_rules import CARDS, Action, Card, IllegalActionError, Match, parse_cards
 from kozel_rules._tables import mask_points
-from kozel_rules.ai import Budget, Observation, choose, deal_trace
+from kozel_rules.ai import EXPERT_BUDGET, Budget, Observation, choose, deal_trace
 from kozel_rules.ai.coach import CoachBudget, review_deal
 from kozel_rules.ai.expert import Settings, expert_choice
 from kozel_rules.ai.infer import WorldSampler
@@ -106,28 +107,24 @@ def other_world(m: Match, seat: int, deal_start: int, rng: random.Random) -> Mat
     return None
 
 
-def _pairs(count: int, seed: int) -> list[tuple[Match, Match, int, int]]:
-    """Pairs of matches equal in all the seat to move saw and different in hidden cards."""
+@cache
+def _pairs(variant: str, players: int, count: int, seed: int) -> list[tuple[Match, Match, int]]:
+    """``count`` pairs of matches equal in all the seat to move saw (action by action) and
+    different in hidden cards, with that seat."""
     rng = random.Random(seed)
     out = []
-    for variant, players in CASES:
-        got = 0
-        for m, start in random_positions(variant, players, 60, seed=seed + players):
-            seat = m.to_move
-            assert seat is not None
-            if len(m.legal_actions(seat)) < 2:
-                continue
-            alt = other_world(m, seat, start, rng)
-            if alt is not None:
-                out.append((m, alt, seat, start))
-                got += 1
-                if got == count:
-                    break
-        assert got == count, f"{variant} {players}p: only {got} pairs"
+    for m, start in random_positions(variant, players, 80, seed=seed + players):
+        seat = m.to_move
+        assert seat is not None
+        if len(m.legal_actions(seat)) < 2:
+            continue
+        alt = other_world(m, seat, start, rng)
+        if alt is not None:
+            out.append((m, alt, seat))
+            if len(out) == count:
+                break
+    assert len(out) == count, f"{variant} {players}p: only {len(out)} pairs"
     return out
-
-
-PAIRS = _pairs(4, 21)
 
 
 def _trace_data(m: Match, seat: int) -> tuple[Any, ...]:
@@ -135,10 +132,9 @@ def _trace_data(m: Match, seat: int) -> tuple[Any, ...]:
     return (tr.start.snapshot(), tr.acts, tr.draws, tr.stock_size, tr.trump_index, tr.trump_card)
 
 
-@pytest.mark.parametrize(("m", "alt", "seat", "start"), PAIRS)
-def test_expert_never_reads_a_hidden_card(m: Match, alt: Match, seat: int, start: int) -> None:
-    """Two matches the seat cannot tell apart (the same events and views, action by action;
-    other hidden cards, another seed): the same trace, the same worlds, the same choice."""
+def _same_in_both(m: Match, alt: Match, seat: int, budget: Budget) -> None:
+    """The same trace, the same worlds and the same choice in two matches ``seat`` cannot
+    tell apart."""
     assert _trace_data(m, seat) == _trace_data(alt, seat)
     obs, obs_alt = Observation.of(m, seat), Observation.of(alt, seat)
     a = WorldSampler(deal_trace(m, seat), obs._state)
@@ -148,24 +144,41 @@ def test_expert_never_reads_a_hidden_card(m: Match, alt: Match, seat: int, start
         assert wa is not None and wb is not None
         assert wa.snapshot() == wb.snapshot()
     for k in range(2):
-        x = choose(m, seat, level="expert", rng=random.Random(k), budget=SMALL)
-        y = choose(alt, seat, level="expert", rng=random.Random(k), budget=SMALL)
+        x = choose(m, seat, level="expert", rng=random.Random(k), budget=budget)
+        y = choose(alt, seat, level="expert", rng=random.Random(k), budget=budget)
         assert x == y, (m.history, alt.history)
 
 
-@pytest.mark.parametrize(("m", "alt", "seat", "start"), PAIRS[::4])
-def test_coach_never_reads_a_hidden_card(m: Match, alt: Match, seat: int, start: int) -> None:
+@pytest.mark.parametrize(("variant", "players"), CASES)
+def test_expert_never_reads_a_hidden_card(variant: str, players: int) -> None:
+    """Two matches the seat cannot tell apart (the same events and views, action by action;
+    other hidden cards, another seed): the same trace, the same worlds, the same choice."""
+    for m, alt, seat in _pairs(variant, players, 3, 21):
+        _same_in_both(m, alt, seat, SMALL)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("variant", "players"), CASES)
+def test_expert_never_reads_a_hidden_card_many(variant: str, players: int) -> None:
+    """The same over more positions, at the default budget."""
+    for m, alt, seat in _pairs(variant, players, 12, 33):
+        _same_in_both(m, alt, seat, EXPERT_BUDGET)
+
+
+@pytest.mark.parametrize(("variant", "players"), [("ziege", 4), ("street", 4), ("moscow", 3)])
+def test_coach_never_reads_a_hidden_card(variant: str, players: int) -> None:
     """The coach's review of the deal so far is the same in both matches."""
-    r1 = review_deal(m.to_json(), seat, seed=3, budget=TINY_COACH)
-    r2 = review_deal(alt.to_json(), seat, seed=3, budget=TINY_COACH)
-    assert r1 == r2
+    for m, alt, seat in _pairs(variant, players, 3, 21)[:1]:
+        r1 = review_deal(m.to_json(), seat, seed=3, budget=TINY_COACH)
+        r2 = review_deal(alt.to_json(), seat, seed=3, budget=TINY_COACH)
+        assert r1 == r2
 
 
 @pytest.mark.parametrize(("variant", "players"), CASES)
 def test_worlds_agree_with_everything_the_seat_saw(variant: str, players: int) -> None:
     """Every world replays the deal legally and ends where the match is: the seat's hand and
     legal actions, hand sizes, the stock's size, face-up cards, piles' sizes, the phase."""
-    for m, _ in random_positions(variant, players, 25, seed=5):
+    for m, _ in random_positions(variant, players, 15, seed=5):
         seat = m.to_move
         assert seat is not None
         real = m.state_copy()
