@@ -426,3 +426,15 @@ def test_coach_of_a_whole_deal_is_bounded() -> None:
         assert x.played.seat == 1 and x.better.seat == 1 and x.played != x.better
         assert m.history[x.ply] == str(x.played)
         assert from_action(x.better) != from_action(x.played)
+
+
+def test_arena_in_worker_processes_gives_the_same_matches() -> None:
+    from kozel_rules.ai.arena import Contestant, run_arena
+
+    a, b = Contestant("basic"), Contestant("random")
+    one = run_arena("street", 4, a, b, 2, seed=4)
+    two = run_arena("street", 4, a, b, 2, seed=4, jobs=2)
+    assert one.matches == two.matches
+    assert len(two.cpu["A"]) == len(two.times["A"]) > 0
+    assert "CPU time: median" in "\n".join(two.lines())
+    assert str(Contestant("expert", Budget(work=300))) == "expert[300]"
