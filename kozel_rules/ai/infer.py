@@ -61,6 +61,7 @@ TAU = 0.5  # the chain's target: the weight to this power (softer than the model
 STEPS = 3  # chain moves between two worlds
 BURN = 8  # chain moves after a restart
 RESTART = 8  # worlds between restarts of the chain
+MISSED_SPECIAL = 0.02  # likelihood of a play while a special lead was there to declare
 _SPECIALS = (V_MOLODKA, V_MOSCOW)
 _TRIES = 12  # deals tried for one consistent world
 
@@ -385,6 +386,8 @@ class WorldSampler:
             m = options[int(rng.random() * len(options))]
             return (s, V_DISCARD, m), 1.0
         choice, n_own, _ = self._model(st, k, s)
+        if choice[1] in _SPECIALS:  # a special lead was there to declare, and was not
+            return (s, V_DISCARD, options[int(rng.random() * len(options))]), MISSED_SPECIAL
         base = self.eps / max(n_own, 1)
         probs = [base + (1 - self.eps if (s, V_DISCARD, m) == choice else 0.0) for m in options]
         total = sum(probs)
@@ -431,6 +434,8 @@ class WorldSampler:
         choice, n_own, n_all = self._model(st, k, a[0])
         if n_all <= 1:
             return 1.0
+        if choice[1] in _SPECIALS and a[1] not in _SPECIALS:
+            return MISSED_SPECIAL  # a seat that holds a molodka or Moscow declares it
         return self.eps / max(n_own, 1) + (1 - self.eps if choice == a else 0.0)
 
 
