@@ -1,86 +1,248 @@
-"""Configuration from the environment (no telegram import; read once at start)."""
+"""The bot's settings, written once: each field of ``Config`` carries its environment variable,
+default, help text and allowed range (``setting``); the parser (``Config.from_env``), ``kozel-bot
+--help`` and the README's table (``python -m bot.config --markdown``) all come from it. Secrets
+(the token, the webhook secret, a database password) never show in a ``repr`` or ``str``.
+"""
 
 from __future__ import annotations
 
+import math
 import os
 import re
-from dataclasses import dataclass
-from urllib.parse import urlsplit
+import sys
+import textwrap
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, TypeVar, get_type_hints
+from urllib.parse import urlsplit, urlunsplit
 
-DEFAULT_API_URL = "https://api.telegram.org"
+T = TypeVar("T")
 
-HELP = """kozel-bot — the Kozel card game bot for Telegram group chats.
-
-Environment:
-  KOZEL_BOT_TOKEN    the bot's token from @BotFather (required)
-  KOZEL_DATABASE_URL PostgreSQL database, postgresql://user[:password]@host[:port]/db
-                     (when set, KOZEL_DB is not used)
-  KOZEL_DB           SQLite database file (default: kozel.sqlite3 in the working directory)
-  KOZEL_BOT_API_URL  Bot API base URL (default: https://api.telegram.org;
-                     set it to use a local Bot API server)
-  KOZEL_LOG_LEVEL    DEBUG, INFO, WARNING or ERROR (default: INFO)
-  KOZEL_AI_DELAY     seconds a computer player waits before it moves (default: 1.2)
-  KOZEL_LOCALES      folder of the gettext catalogs (default: the project's locales/)
-  KOZEL_TIMEOUT_SCALE  multiplies every turn timer (default: 1; tests use small values)
-  KOZEL_RATE_LIMIT   requests per second for the whole bot (default: 30, Telegram's limit)
-  KOZEL_GROUP_RATE_LIMIT  requests per minute to one group (default: 20, Telegram's limit)
-  KOZEL_PRIVATE_RATE_LIMIT  requests per second to one private chat (default: 1)
-  KOZEL_TABLE_INTERVAL  seconds a group's table waits for more moves before an edit (default: 1)
-  KOZEL_HAND_INTERVAL  seconds the hand of a player who only waits waits (default: 4)
-  KOZEL_WEBHOOK_URL  the public HTTPS URL Telegram posts updates to; unset: long polling
-  KOZEL_WEBHOOK_SECRET  the secret Telegram sends with every update (required with
-                     KOZEL_WEBHOOK_URL; 1-256 characters A-Z a-z 0-9 _ -)
-  KOZEL_PUBLIC_URL   HTTPS base Telegram opens the Mini App at (<url>/app); enables the Mini
-                     App and starts the web server
-  KOZEL_WEBAPP_NAME  the Mini App's short name at @BotFather (a group table's link
-                     t.me/<bot>/<name>)
-  KOZEL_LISTEN       host:port the web server listens on (webhook, Mini App, GET /healthz;
-                     default: 0.0.0.0:8080)
-  KOZEL_PRESS_RATE   presses and commands a second one person may send, after a burst
-                     of KOZEL_PRESS_BURST (defaults: 4 and 20); more are refused
-  KOZEL_LOBBY_EXPIRY  seconds a lobby may stay unchanged before it is closed (default: 1800)
-  KOZEL_IDLE_MATCH   seconds a match may go without a move before it is abandoned
-                     (default: 86400)
-  KOZEL_LEASE_SECONDS  one bot per database: a running bot's lease expires this long after
-                     it dies (default: 30); it renews it every KOZEL_LEASE_RENEW s (default: 10)
-"""
-
-DEFAULT_LISTEN = "0.0.0.0:8080"
 _SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 
 class ConfigError(Exception):
-    """The environment does not describe a runnable bot."""
+    """The environment does not describe a runnable bot (one line for the operator)."""
+
+
+Check = Callable[[str, str], str]  # (variable, value) -> the value to use; raises ConfigError
 
 
 @dataclass(frozen=True)
+class Spec:
+    """How one setting is read and described."""
+
+    env: str
+    help: str
+    at_least: float | None = None  # the allowed range of a number
+    above: float | None = None
+    check: Check | None = None  # a value with a form of its own
+    shown: str | None = None  # the default as --help and the README say it
+    secret: bool = False  # never shown (a password inside a URL is hidden alone)
+    required: str | None = None  # unset: refused, with this advice
+
+    def allowed(self) -> str:
+        if self.above is not None:
+            return f"above {self.above:g}"
+        if self.at_least is not None:
+            return f"at least {self.at_least:g}"
+        return ""
+
+
+def setting(env: str, default: T, help: str, **details: Any) -> T:
+    """A field of ``Config`` read from ``env`` (``default`` when unset or empty); ``details``
+    are the rest of its ``Spec``."""
+    return field(default=default, metadata={"setting": Spec(env, help, **details)})
+
+
+def _log_level(name: str, value: str) -> str:
+    level = value.upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise ConfigError(f"{name} must be DEBUG, INFO, WARNING or ERROR, not {level!r}")
+    return level
+
+
+def _postgres_url(name: str, value: str) -> str:
+    if not value.startswith(("postgresql://", "postgres://")):
+        raise ConfigError(
+            f"{name} must be a postgresql:// URL "
+            "(postgresql://user@host/db); unset it to use the SQLite file KOZEL_DB"
+        )
+    return value
+
+
+def _web_url(name: str, value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise ConfigError(f"{name} must be an https:// URL, not {value!r}")
+    return value
+
+
+def _base_url(name: str, value: str) -> str:
+    return value.rstrip("/")
+
+
+def _host_port(name: str, value: str) -> str:
+    split_listen(value, name)
+    return value
+
+
+def split_listen(value: str, name: str = "KOZEL_LISTEN") -> tuple[str, int]:
+    """``host:port`` (``[::]:8080`` too) as host and port."""
+    host, colon, port = value.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ConfigError(f"{name} must be host:port (like 0.0.0.0:8080), not {value!r}")
+    return host, int(port)
+
+
+def without_password(url: str) -> str:
+    """The URL as it may be shown: a password in it replaced by ``***``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+# ------------------------------------------------------------------ the settings
+
+
+@dataclass(frozen=True, repr=False)
 class Config:
-    token: str
-    db: str
-    api_url: str
-    log_level: str
-    ai_delay: float
-    table_interval: float
-    hand_interval: float
-    timeout_scale: float
-    rate_limit: float
-    group_rate_limit: float
-    private_rate_limit: float = 1.0
-    database_url: str = ""
-
-    webhook_url: str | None = None
-    webhook_secret: str | None = None
-    listen_host: str = "0.0.0.0"
-    listen_port: int = 8080
-    public_url: str | None = None
-    webapp_name: str | None = None
-    press_rate: float = 4.0
-    press_burst: int = 20
-
-    lease_seconds: float = 30.0
-    lease_renew: float = 10.0
-    lobby_expiry: float = 1800.0
-    idle_match: float = 86400.0
+    token: str = setting(
+        "KOZEL_BOT_TOKEN",
+        "",
+        "the bot's token from @BotFather (required; without it `kozel-bot` exits with code 2)",
+        secret=True,
+        required="get a token from @BotFather and export it",
+    )
+    db: str = setting(
+        "KOZEL_DB", "kozel.sqlite3", "the SQLite database file (WAL mode; migrated on start)"
+    )
+    database_url: str = setting(
+        "KOZEL_DATABASE_URL",
+        "",
+        "a PostgreSQL database instead, `postgresql://user[:password]@host[:port]/db` "
+        "(migrated on start; `KOZEL_DB` is then not used)",
+        check=_postgres_url,
+        shown="— (SQLite)",
+    )
+    api_url: str = setting(
+        "KOZEL_BOT_API_URL",
+        "https://api.telegram.org",
+        "Bot API base URL (a local Bot API server; the tests point it at a fake one)",
+        check=_base_url,
+    )
+    log_level: str = setting(
+        "KOZEL_LOG_LEVEL", "INFO", "`DEBUG`, `INFO`, `WARNING` or `ERROR`", check=_log_level
+    )
+    ai_delay: float = setting(
+        "KOZEL_AI_DELAY", 1.2, "seconds a computer player pauses before it moves", at_least=0
+    )
+    rate_limit: float = setting(
+        "KOZEL_RATE_LIMIT",
+        30.0,
+        "calls a second to Telegram from the whole bot (its flood limit; the bot keeps a "
+        "little under it)",
+        above=0,
+    )
+    group_rate_limit: float = setting(
+        "KOZEL_GROUP_RATE_LIMIT", 20.0, "calls a minute to one group (Telegram's limit)", above=0
+    )
+    private_rate_limit: float = setting(
+        "KOZEL_PRIVATE_RATE_LIMIT",
+        1.0,
+        "calls a second to one private chat (Telegram's limit)",
+        above=0,
+    )
+    press_rate: float = setting(
+        "KOZEL_PRESS_RATE",
+        4.0,
+        "presses and commands one person may send a second after a burst of "
+        '`KOZEL_PRESS_BURST`; a press beyond is answered "slow down" and a command dropped, '
+        "with no other work, so one person cannot slow the bot for others",
+        above=0,
+    )
+    press_burst: int = setting(
+        "KOZEL_PRESS_BURST", 20, "presses and commands one person may send at once", at_least=1
+    )
+    table_interval: float = setting(
+        "KOZEL_TABLE_INTERVAL",
+        1.0,
+        "seconds a group's table waits for more changes before an edit",
+        at_least=0,
+    )
+    hand_interval: float = setting(
+        "KOZEL_HAND_INTERVAL",
+        4.0,
+        "seconds the hand of a player who is not to move waits for more changes before an edit",
+        at_least=0,
+    )
+    timeout_scale: float = setting(
+        "KOZEL_TIMEOUT_SCALE", 1.0, "multiplies every turn timer (tests use small values)", above=0
+    )
+    webhook_url: str | None = setting(
+        "KOZEL_WEBHOOK_URL",
+        None,
+        "the public HTTPS URL Telegram posts updates to (webhook mode); unset: the bot polls",
+        check=_web_url,
+    )
+    webhook_secret: str | None = setting(
+        "KOZEL_WEBHOOK_SECRET",
+        None,
+        "the secret Telegram sends with every update (`X-Telegram-Bot-Api-Secret-Token`); "
+        "required with `KOZEL_WEBHOOK_URL`; 1–256 of `A-Z a-z 0-9 _ -`",
+        secret=True,
+    )
+    listen: str = setting(
+        "KOZEL_LISTEN",
+        "0.0.0.0:8080",
+        "`host:port` of the bot's web server (webhook, Mini App, `GET /healthz`)",
+        check=_host_port,
+    )
+    public_url: str | None = setting(
+        "KOZEL_PUBLIC_URL",
+        None,
+        "the HTTPS base Telegram opens the Mini App at (`<url>/app`); set, the web server runs "
+        'in polling mode too, hands get a "🃏 Open the table" button; unset, nothing changes',
+        check=_base_url,
+    )
+    webapp_name: str | None = setting(
+        "KOZEL_WEBAPP_NAME",
+        None,
+        "the Mini App's short name at @BotFather: the group's table gets a link "
+        "`t.me/<bot>/<name>?startapp=<table>` (groups may not have `web_app` buttons)",
+    )
+    lobby_expiry: float = setting(
+        "KOZEL_LOBBY_EXPIRY",
+        1800.0,
+        "seconds a lobby may stay unchanged before it is closed (the group is told)",
+        above=0,
+    )
+    idle_match: float = setting(
+        "KOZEL_IDLE_MATCH",
+        86400.0,
+        "seconds a match may go without a move before it is abandoned (and not rated)",
+        above=0,
+    )
+    lease_seconds: float = setting(
+        "KOZEL_LEASE_SECONDS",
+        30.0,
+        "webhook workers: how long a worker's claim on a timer or a chat lasts; a dead "
+        "worker's timers and chats are taken over this long after its last renewal (polling: "
+        "one bot per database holds a lock the system frees when it dies; a second process "
+        "waits, saying so in one line, and takes over the moment the first one is gone)",
+        above=0,
+    )
+    lease_renew: float = setting(
+        "KOZEL_LEASE_RENEW",
+        10.0,
+        "seconds between renewals of a webhook worker's leases and claims (below "
+        "`KOZEL_LEASE_SECONDS`)",
+        above=0,
+    )
 
     @property
     def storage(self) -> str:
@@ -92,97 +254,146 @@ class Config:
         """Whether the bot runs its HTTP server (the webhook or the Mini App needs it)."""
         return self.webhook_url is not None or self.public_url is not None
 
+    @property
+    def listen_host(self) -> str:
+        return split_listen(self.listen)[0]
+
+    @property
+    def listen_port(self) -> int:
+        return split_listen(self.listen)[1]
+
+    def __repr__(self) -> str:
+        shown = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            spec = f.metadata.get("setting")
+            if isinstance(value, str) and "://" in value:
+                value = without_password(value)
+            if value and spec is not None and spec.secret:
+                value = "***"
+            shown.append(f"{f.name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Config:
-        env = dict(os.environ if env is None else env)
-        token = env.get("KOZEL_BOT_TOKEN", "").strip()
-        if not token:
-            raise ConfigError(
-                "KOZEL_BOT_TOKEN is not set: get a token from @BotFather and export it"
-            )
-        level = env.get("KOZEL_LOG_LEVEL", "INFO").upper()
-        if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-            raise ConfigError(
-                f"KOZEL_LOG_LEVEL must be DEBUG, INFO, WARNING or ERROR, not {level!r}"
-            )
-        try:
-            ai_delay = float(env.get("KOZEL_AI_DELAY", "1.2"))
-            table_interval = float(env.get("KOZEL_TABLE_INTERVAL", "1.0"))
-            hand_interval = float(env.get("KOZEL_HAND_INTERVAL", "4"))
-            timeout_scale = float(env.get("KOZEL_TIMEOUT_SCALE", "1"))
-            rate_limit = float(env.get("KOZEL_RATE_LIMIT", "30"))
-            group_rate_limit = float(env.get("KOZEL_GROUP_RATE_LIMIT", "20"))
-            private_rate_limit = float(env.get("KOZEL_PRIVATE_RATE_LIMIT", "1"))
-            press_rate = float(env.get("KOZEL_PRESS_RATE", "4"))
-            press_burst = int(env.get("KOZEL_PRESS_BURST", "20"))
-            lease_seconds = float(env.get("KOZEL_LEASE_SECONDS", "30"))
-            lease_renew = float(env.get("KOZEL_LEASE_RENEW", "10"))
-            lobby_expiry = float(env.get("KOZEL_LOBBY_EXPIRY", "1800"))
-            idle_match = float(env.get("KOZEL_IDLE_MATCH", "86400"))
-        except ValueError as err:
-            raise ConfigError(f"a timing setting is not a number: {err}") from None
-        if not 0 < lease_renew < lease_seconds:
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
+        """Read every setting; ConfigError (one line) for one that is missing or wrong."""
+        env = os.environ if env is None else env
+        hints = get_type_hints(Config)
+        values: dict[str, Any] = {}
+        for f, spec in _specs():
+            raw = env.get(spec.env, "").strip()
+            if raw:
+                values[f] = _parse(spec, raw, hints[f])
+            elif spec.required is not None:
+                raise ConfigError(f"{spec.env} is not set: {spec.required}")
+        config = Config(**values)
+        config._check_together()
+        if config.webhook_url is None:
+            return replace(config, webhook_secret=None)  # only the webhook needs it
+        return config
+
+    def _check_together(self) -> None:
+        if not self.lease_renew < self.lease_seconds:
             raise ConfigError("KOZEL_LEASE_RENEW must be above 0 and below KOZEL_LEASE_SECONDS")
-        database_url = env.get("KOZEL_DATABASE_URL", "").strip()
-        if database_url and not database_url.startswith(("postgresql://", "postgres://")):
+        if self.webhook_url is None:
+            return
+        if self.webhook_secret is None:
             raise ConfigError(
-                "KOZEL_DATABASE_URL must be a postgresql:// URL "
-                "(postgresql://user@host/db); unset it to use the SQLite file KOZEL_DB"
+                "KOZEL_WEBHOOK_SECRET is not set: webhook mode needs a secret "
+                "(1-256 characters A-Z a-z 0-9 _ -)"
             )
-        webhook_url, webhook_secret = _webhook(env)
-        host, port = _listen(env.get("KOZEL_LISTEN", "").strip() or DEFAULT_LISTEN)
-        return cls(
-            token=token,
-            db=env.get("KOZEL_DB", "kozel.sqlite3"),
-            api_url=env.get("KOZEL_BOT_API_URL", DEFAULT_API_URL).rstrip("/"),
-            log_level=level,
-            ai_delay=ai_delay,
-            table_interval=table_interval,
-            hand_interval=hand_interval,
-            timeout_scale=timeout_scale,
-            rate_limit=rate_limit,
-            group_rate_limit=group_rate_limit,
-            private_rate_limit=private_rate_limit,
-            database_url=database_url,
-            webhook_url=webhook_url,
-            webhook_secret=webhook_secret,
-            listen_host=host,
-            listen_port=port,
-            public_url=env.get("KOZEL_PUBLIC_URL", "").strip().rstrip("/") or None,
-            webapp_name=env.get("KOZEL_WEBAPP_NAME", "").strip() or None,
-            press_rate=press_rate,
-            press_burst=press_burst,
-            lease_seconds=lease_seconds,
-            lease_renew=lease_renew,
-            lobby_expiry=lobby_expiry,
-            idle_match=idle_match,
-        )
+        if not _SECRET.fullmatch(self.webhook_secret):
+            raise ConfigError(
+                "KOZEL_WEBHOOK_SECRET must be 1-256 characters from A-Z a-z 0-9 _ - "
+                "(Telegram allows no others)"
+            )
 
 
-def _webhook(env: dict[str, str]) -> tuple[str | None, str | None]:
-    url = env.get("KOZEL_WEBHOOK_URL", "").strip() or None
-    secret = env.get("KOZEL_WEBHOOK_SECRET", "").strip() or None
-    if url is None:
-        return None, None
-    parts = urlsplit(url)
-    if parts.scheme not in ("https", "http") or not parts.hostname:
-        raise ConfigError(f"KOZEL_WEBHOOK_URL must be an https:// URL, not {url!r}")
-    if secret is None:
-        raise ConfigError(
-            "KOZEL_WEBHOOK_SECRET is not set: webhook mode needs a secret "
-            "(1-256 characters A-Z a-z 0-9 _ -)"
-        )
-    if not _SECRET.fullmatch(secret):
-        raise ConfigError(
-            "KOZEL_WEBHOOK_SECRET must be 1-256 characters from A-Z a-z 0-9 _ - "
-            "(Telegram allows no others)"
-        )
-    return url, secret
+def _specs() -> list[tuple[str, Spec]]:
+    """The settings in their order: (field, spec)."""
+    return [(f.name, f.metadata["setting"]) for f in fields(Config)]
 
 
-def _listen(value: str) -> tuple[str, int]:
-    host, colon, port = value.rpartition(":")
-    host = host.removeprefix("[").removesuffix("]")  # [::]:8080
-    if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ConfigError(f"KOZEL_LISTEN must be host:port (like {DEFAULT_LISTEN}), not {value!r}")
-    return host, int(port)
+def _parse(spec: Spec, raw: str, kind: Any) -> object:
+    if spec.check is not None:
+        return spec.check(spec.env, raw)
+    if kind is float or kind is int:
+        return _number(spec, raw, kind)
+    return raw
+
+
+def _number(spec: Spec, raw: str, kind: type[float] | type[int]) -> float:
+    what = " ".join(filter(None, ["a whole number" if kind is int else "a number", spec.allowed()]))
+    refused = ConfigError(f"{spec.env} must be {what}, not {raw!r}")
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise refused from None
+    if not math.isfinite(value):
+        raise refused
+    if spec.above is not None and not value > spec.above:
+        raise refused
+    if spec.at_least is not None and not value >= spec.at_least:
+        raise refused
+    return value
+
+
+# ------------------------------------------------------------------ the settings, described
+
+# Read by ``bot.i18n`` itself: its catalog tools run without a bot (nor a token).
+ELSEWHERE = (
+    Spec(
+        "KOZEL_LOCALES",
+        "folder of the gettext catalogs (read by `bot.i18n`)",
+        shown="the installed package's catalogs (a checkout: its `locales/`)",
+    ),
+)
+
+
+def _rows() -> list[tuple[Spec, str]]:
+    """Every setting with its default as shown."""
+    defaults = {f.name: f.default for f in fields(Config)}
+    rows = [(spec, _shown(spec, defaults[name])) for name, spec in _specs()]
+    return rows + [(spec, spec.shown or "—") for spec in ELSEWHERE]
+
+
+def _shown(spec: Spec, default: object) -> str:
+    if spec.shown is not None:
+        return spec.shown
+    if default is None or default == "":
+        return "—"
+    if isinstance(default, float):
+        return f"`{default:g}`"
+    return f"`{default}`"
+
+
+def help_text() -> str:
+    """What ``kozel-bot --help`` prints."""
+    lines = [
+        "kozel-bot — the Kozel card game bot for Telegram group chats.",
+        "",
+        "Settings (environment variables):",
+    ]
+    for spec, default in _rows():
+        allowed = f"; {spec.allowed()}" if spec.allowed() else ""
+        default = default.replace("—", "unset")
+        text = f"{spec.help} (default: {default}{allowed})".replace("`", "")
+        lines.append(f"  {spec.env}")
+        lines += textwrap.wrap(text, 92, initial_indent="      ", subsequent_indent="      ")
+    return "\n".join(lines) + "\n"
+
+
+def markdown_table() -> str:
+    """The README's settings table (``python -m bot.config --markdown``)."""
+    lines = ["| variable | meaning | default | allowed |", "|---|---|---|---|"]
+    lines += [
+        f"| `{spec.env}` | {spec.help} | {default} | {spec.allowed()} |"
+        for spec, default in _rows()
+    ]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--markdown"]:
+        sys.exit("usage: python -m bot.config --markdown  (prints the README's settings table)")
+    print(markdown_table(), end="")

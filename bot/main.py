@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 import sys
 
-from .config import HELP, Config, ConfigError
+from .config import Config, ConfigError, help_text
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] in ("-h", "--help"):
-        print(HELP)
+        print(help_text(), end="")
         return 0
     if args:
         print(f"kozel-bot: unknown argument {args[0]!r} (see kozel-bot --help)", file=sys.stderr)

@@ -129,38 +129,45 @@ class Tables:
         self.deck_mask = mask_of(self.deck)
         self.follow = v.trick_kind is TrickKind.FOLLOW
         self.exchange = v.partner_exchange
-        plain_pos = {r: i for i, r in enumerate(v.plain_order)}
-        self.plain_pos = plain_pos
+        self.lead_ban = v.trump_lead_ban
+        self.plain_pos = {r: i for i, r in enumerate(v.plain_order)}
+        self.hand_size = v.hand_size
+        self.scoring = dict(v.scoring)
+        self.trump_kind = v.trump_kind
+        self._follow_tables(v)
+        self._beat_tables(v)
 
-        # --- fixed trumps / follow play (ziege) -------------------------------------------
+    def _follow_tables(self, v: Variant) -> None:
+        """Fixed trumps and follow play (ziege): follow keys, trick power, the queen catch."""
         self.trump_mask = mask_of([int(c) for c in v.fixed_trumps])
         self.plain_mask = self.deck_mask & ~self.trump_mask
         # follow key: a plain card's suit (0..3); every fixed trump is key 4 ("the trump suit")
         self.TRUMP_KEY = 4
-        key = [0] * 36
-        for c in range(36):
-            key[c] = 4 if self.trump_mask >> c & 1 else c // 9
-        self.key: tuple[int, ...] = tuple(key)
-        self.follow_mask: tuple[int, ...] = tuple(
-            mask_of([c for c in self.deck if key[c] == k]) for k in range(5)
+        self.key: tuple[int, ...] = tuple(
+            4 if self.trump_mask >> c & 1 else c // 9 for c in range(36)
         )
-        tpos = {int(c): i for i, c in enumerate(v.fixed_trumps)}
-        power = []
-        for led in range(5):
-            row = [-1] * 36
-            for c in self.deck:
-                if c in tpos:
-                    row[c] = 100 + tpos[c]
-                elif key[c] == led:
-                    row[c] = plain_pos[Rank(c % 9)]
-            power.append(tuple(row))
-        self.power: tuple[tuple[int, ...], ...] = tuple(power)
+        self.follow_mask: tuple[int, ...] = tuple(
+            mask_of([c for c in self.deck if self.key[c] == k]) for k in range(5)
+        )
+        self.power: tuple[tuple[int, ...], ...] = tuple(self._power_row(v, led) for led in range(5))
         qc = v.queen_catch
         self.queen_bit = 1 << int(qc.queen) if qc else 0
         self.catcher_bit = 1 << int(qc.catcher) if qc else 0
         self.catch_mask = self.queen_bit | self.catcher_bit
 
-        # --- beat play (street, moscow) -----------------------------------------------------
+    def _power_row(self, v: Variant, led: int) -> tuple[int, ...]:
+        """Per card: its trick power when ``led`` is the led key (-1: it cannot win)."""
+        tpos = {int(c): i for i, c in enumerate(v.fixed_trumps)}
+        row = [-1] * 36
+        for c in self.deck:
+            if c in tpos:
+                row[c] = 100 + tpos[c]
+            elif self.key[c] == led:
+                row[c] = self.plain_pos[Rank(c % 9)]
+        return tuple(row)
+
+    def _beat_tables(self, v: Variant) -> None:
+        """Beat play (street, moscow): what beats what under each trump, the special leads."""
         self.top_card = int(v.top_card) if v.top_card is not None else -1
         self.wild_mask = 1 << int(v.molodka_wild) if v.molodka_wild is not None else 0
         # beaters[trump][c]: mask of the cards that beat card c with that trump suit
@@ -169,7 +176,6 @@ class Tables:
         )
         # special leads: kind codes 1..len(specials), higher outranks lower
         self.kind_of_special = {s: i + 1 for i, s in enumerate(v.specials)}
-        self.kind_verbs: tuple[Special, ...] = v.specials  # kind code k is kind_verbs[k - 1]
         self.molodka_kind = self.kind_of_special.get(Special.MOLODKA, 0)
         self.moscow_kind = self.kind_of_special.get(Special.MOSCOW, 0)
         moscow_set = mask_of([c for c in self.deck if c % 9 in (Rank.ACE, Rank.TEN)])
@@ -181,9 +187,6 @@ class Tables:
         self.aces = mask_of([c for c in self.deck if c % 9 == Rank.ACE])
         self.has_specials = bool(v.specials)
         self.leads_memo: dict[int, tuple[int, ...]] = {}
-        self.hand_size = v.hand_size
-        self.scoring = dict(v.scoring)
-        self.trump_kind = v.trump_kind
 
     def _beaters_for(self, trump: int) -> tuple[int, ...]:
         v = self.variant

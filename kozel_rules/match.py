@@ -578,5 +578,20 @@ class Match:
             f"{st.phase_name} to_move={st.to_move} defeat={st.defeat_points}>"
         )
 
+    # ------------------------------------------------------------------ why a card is dead
+
+    def why_not(self, seat: int, card: Card) -> Rule | None:
+        """Why no legal action of ``seat`` holds ``card`` now (``None``: one does): the rule
+        the seat breaks playing that card alone, the way the phase asks for a card."""
+        if any(card in a.cards for a in self.legal_actions(seat)):
+            return None
+        verb = Verb.LEAD
+        if seat == self.to_move and self.phase == Phase.RESPOND:
+            verb = Verb.PLAY if Verb.PLAY in self.variant.verbs else Verb.BEAT
+        elif seat == self.to_move and self.phase in (Phase.GIVE, Phase.RETURN):
+            verb = Verb(self.phase.value)
+        action = Action.make(seat, verb, [card])
+        return self._diagnose(action, self._compact(action))[0]
+
 
 __all__ = ["JSON_FORMAT", "Match"]

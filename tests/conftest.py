@@ -21,7 +21,7 @@ from fakebot.fixtures import (
     pytest_runtest_makereport,
 )
 from pgcluster import PgCluster, find_bindir, required
-from service_fakes import messenger, scheduler, storage
+from service_fakes import messenger, storage
 from storage_targets import BACKENDS, Target
 
 __all__ = [
@@ -30,7 +30,6 @@ __all__ = [
     "fake_telegram",
     "messenger",
     "pytest_runtest_makereport",
-    "scheduler",
     "storage",
 ]
 

@@ -95,17 +95,26 @@ class PgCluster:
             "--no-locale",
             "--no-sync",
         )
+        self.start_server()
+        # On a thread of its own: the first test to ask may already be in an event loop.
+        with ThreadPoolExecutor(1) as thread:
+            thread.submit(asyncio.run, self._make_template()).result()
+
+    def start_server(self) -> None:
+        """Start the server on the cluster's data (again, after ``stop_server``)."""
         options = (
             f"-k {self.root} -c listen_addresses='' -c fsync=off -c synchronous_commit=off "
             "-c full_page_writes=off -c max_connections=400"
         )
         self._run(
-            str(bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w",
+            str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-w",
             "-o", options, "start",
         )  # fmt: skip
-        # On a thread of its own: the first test to ask may already be in an event loop.
-        with ThreadPoolExecutor(1) as thread:
-            thread.submit(asyncio.run, self._make_template()).result()
+
+    def stop_server(self) -> None:
+        """Stop the server as a restart does (``-m fast``: every session is cut, nothing is
+        lost); ``start_server`` brings it back with the same databases."""
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
 
     def stop(self) -> None:
         try:

@@ -57,9 +57,12 @@ def test_compose_runs_postgres_two_webhook_workers_and_a_proxy() -> None:
     assert services["db"]["image"].startswith("postgres:")
     assert "pg_isready" in " ".join(services["db"]["healthcheck"]["test"])
     configs = []
+    # One image for both: worker1 builds it from the repository's Dockerfile, worker2 runs it.
+    assert services["worker1"]["build"] == "." and services["worker1"]["pull_policy"] == "build"
+    assert "build" not in services["worker2"] and services["worker2"]["pull_policy"] == "never"
+    assert services["worker1"]["image"] == services["worker2"]["image"]
     for name in ("worker1", "worker2"):
         worker = services[name]
-        assert worker["build"] == "."  # the repository's Dockerfile
         assert worker["depends_on"]["db"]["condition"] == "service_healthy"
         env = worker_env(worker, SHELL)
         assert set(env) <= config_names(), set(env) - config_names()  # no misspelt setting
@@ -108,3 +111,75 @@ def test_the_readme_names_every_setting_for_several_workers() -> None:
     named = set(re.findall(r"`(KOZEL_[A-Z_]+)`", section))
     assert config_names() <= named, sorted(config_names() - named)
     assert "compose.yaml" in section and "deploy/Caddyfile" in section
+
+
+# name:tag@sha256:digest, the tag naming an exact version (2.11.4) or a dated build (-20260918-)
+PINNED = re.compile(r"^[\w./-]+:[\w.-]*(\d+\.\d+|\d{8})[\w.-]*@sha256:[0-9a-f]{64}$")
+
+
+def test_every_image_from_a_registry_is_pinned_to_a_version_and_a_digest() -> None:
+    services = compose()["services"]
+    pulled = {name: s["image"] for name, s in services.items() if s.get("pull_policy") is None}
+    assert set(pulled) == {"db", "proxy"}
+    for name, image in pulled.items():
+        assert PINNED.match(image), f"{name}: {image} is not pinned (version@sha256:digest)"
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    base = re.search(r"^ARG BASE=(\S+)$", dockerfile, re.MULTILINE)
+    assert base and PINNED.match(base.group(1)), "the Dockerfile's BASE is not pinned"
+    froms = re.findall(r"^FROM (\S+)", dockerfile, re.MULTILINE)
+    assert froms and set(froms) == {"${BASE}"}
+
+
+def test_the_caddyfile_names_the_caddy_version_compose_runs() -> None:
+    image = compose()["services"]["proxy"]["image"]
+    version = image.split(":")[1].split("@")[0]
+    header = (ROOT / "deploy" / "Caddyfile").read_text(encoding="utf-8").split("{$", 1)[0]
+    assert version in header  # verified by tests/e2e/test_caddy_failover.py with this version
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"Caddy {version}" in readme
+
+
+def dockerignore_keeps(path: str) -> bool:
+    """Whether Docker sends ``path`` in the build context, by .dockerignore's rules: the last
+    pattern that matches the path or one of its folders decides; ``!`` keeps."""
+    kept = True
+    lines = (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
+    parts = path.split("/")
+    prefixes = ["/".join(parts[: n + 1]) for n in range(len(parts))]
+    for line in (raw.strip() for raw in lines):
+        if not line or line.startswith("#"):
+            continue
+        keep, pattern = line.startswith("!"), line.lstrip("!").strip("/")
+        regex = re.escape(pattern).replace(r"\*\*/", "(.*/)?").replace(r"\*", "[^/]*")
+        if any(re.fullmatch(regex, prefix) for prefix in prefixes):
+            kept = keep
+    return kept
+
+
+@pytest.mark.parametrize(
+    "path",
+    [".venv/bin/python", ".git/HEAD", "build/lib/bot/main.py", "kozel.egg-info/PKG-INFO",
+     "dist/kozel-0.1.0.whl", "test-output/report.xml", "kozel.sqlite3", ".pytest_cache/v",
+     "bot/__pycache__/main.cpython-311.pyc", "locales/ru/LC_MESSAGES/messages.mo", "tests/x.py",
+     ".mypy_cache/x", "compose.yaml"],
+)  # fmt: skip
+def test_the_build_context_leaves_out_what_is_not_built_from(path: str) -> None:
+    assert not dockerignore_keeps(path)
+
+
+def test_the_build_context_has_everything_the_dockerfile_copies() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    copied = [
+        source
+        for line in re.findall(r"^COPY (?!--from)(.+)$", dockerfile, re.MULTILINE)
+        for source in line.split()[:-1]
+    ]
+    assert "setup.py" in copied and "locales" in copied
+    for source in copied:
+        files = (
+            [source]
+            if (ROOT / source).is_file()
+            else [str(p.relative_to(ROOT)) for p in (ROOT / source).rglob("*.p[yo]")]
+        )
+        assert files, source
+        assert all(dockerignore_keeps(f) for f in files), source

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from html import escape
 
 from kozel_rules.result import DealResult
-from kozel_rules.variant import VARIANTS, get_variant
+from kozel_rules.variant import VARIANTS, Variant, get_variant
 from kozel_rules.view import SeatView
 
 from ..callback import Callback, Op
@@ -47,10 +47,10 @@ def help_screen(t: Translator, *, private: bool) -> Screen:
     return Screen.of("\n".join(lines))
 
 
-def rules_screen(t: Translator, variant: str) -> Screen:
+def rules_screen(t: Translator, variant: Variant) -> Screen:
     buttons = [
-        Button(checked(variant_name(t, v), v == variant), Callback(0, 0, Op.RULES, v).encode())
-        for v in VARIANTS
+        Button(checked(variant_name(t, v), v == variant), Callback(0, 0, Op.RULES, v.name).encode())
+        for v in VARIANTS.values()
     ]
     return Screen.of(rules_text(t, variant), [buttons])
 
@@ -89,10 +89,9 @@ def score_screen(
 ) -> Screen:
     """/score: each side's defeat points as a bar, then every deal's card and defeat points.
     ``view`` is the public view, ``deals`` the match's deal results so far."""
-    out_at = get_variant(view.variant).out_at
-    lines = [
-        "🐐 <b>" + t._("Standings — {variant}", variant=variant_name(t, view.variant)) + "</b>"
-    ]
+    variant = get_variant(view.variant)
+    out_at = variant.out_at
+    lines = ["🐐 <b>" + t._("Standings — {variant}", variant=variant_name(t, variant)) + "</b>"]
     for side, points in enumerate(view.defeat_points):
         bar = "🟥" * min(points, out_at) + "⬜" * max(0, out_at - points)
         lines.append(f"{side_name(seats, view.sides, side, t)}: <b>{points}</b>/{out_at} {bar}")

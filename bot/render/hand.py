@@ -1,4 +1,4 @@
-"""A player's private messages: the hand with its buttons, turn notices, refusals."""
+"""A player's private messages: the hand with its buttons, and what it turns into."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from html import escape
 
 from kozel_rules.action import Action
 from kozel_rules.card import Card
-from kozel_rules.errors import IllegalActionError
 from kozel_rules.variant import TrickKind, get_variant
 from kozel_rules.view import SeatView
 
@@ -134,33 +133,9 @@ def open_table_row(t: Translator, page_url: str | None) -> list[Button]:
     return [Button("🃏 " + t._("Open the table"), web_app=page_url)]
 
 
-def illegal_text(t: Translator, err: IllegalActionError) -> str:
-    texts = {
-        "not-your-turn": t._("It is not your turn."),
-        "must-follow-suit": t._("You must follow the suit that was led."),
-        "must-play-trump": t._("You must play a trump."),
-        "trump-lead-banned": t._("Trumps may not be led."),
-        "does-not-beat": t._("Those cards do not beat the cards on the table."),
-        "override-not-nearer": t._(
-            "Only a seat nearer to the leader may override that special lead."
-        ),
-        "molodka-cannot-override-moscow": t._("A molodka cannot override a Moscow."),
-        "not-in-hand": t._("That card is not in your hand."),
-        "lead-one-suit": t._("A lead is one card or several cards of one suit."),
-        "wrong-card-count": t._("Answer with as many cards as were led."),
-        "must-lead-returned-card": t._("Lead the card your partner gave you."),
-        "match-over": t._("The match is over."),
-    }
-    return texts.get(err.rule, t._("That move is not allowed now."))
-
-
 def hand_closed_screen(t: Translator, chat_title: str) -> Screen:
     """What a hand turns into when its table is cancelled (the keyboard goes)."""
     return Screen.of(t._("The table in {chat} was cancelled.", chat=escape(chat_title)))
-
-
-def turn_notice_screen(t: Translator, chat_title: str) -> Screen:
-    return Screen.of("🔔 " + t._("Your turn in {chat}!", chat=escape(chat_title)))
 
 
 def removed_screen(t: Translator) -> Screen:

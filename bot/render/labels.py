@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from html import escape
 
 from kozel_rules.action import Action, Verb
+from kozel_rules.ai import LEVELS
 from kozel_rules.card import Card
 
 from ..i18n import Translator
@@ -39,9 +40,10 @@ def replaced_note(t: Translator, *, over: bool = False) -> str:
 
 
 def level_name(t: Translator, level: str) -> str:
+    """A computer level's name; the engine lists its levels from the weakest up."""
     # TRANSLATORS: the three strengths of a computer player, on buttons and in the ladder
     # ("🤖 weak"): one scale, weak < medium < strong.
-    names = {"random": t._("weak"), "basic": t._("medium"), "strong": t._("strong")}
+    names = dict(zip(LEVELS, (t._("weak"), t._("medium"), t._("strong")), strict=True))
     return names.get(level, level)
 
 

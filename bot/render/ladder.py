@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from html import escape
 
-from kozel_rules.variant import VARIANTS
+from kozel_rules.variant import VARIANTS, Variant, get_variant
 
 from ..i18n import Translator
 from ..screen import MAX_TEXT, Screen, shown_length
@@ -69,7 +69,7 @@ def delta_text(before: float, after: float) -> str:
     return f"+{delta}" if delta > 0 else ("±0" if delta == 0 else f"−{-delta}")
 
 
-def scope_name(t: Translator, variant: str | None) -> str:
+def scope_name(t: Translator, variant: Variant | None) -> str:
     return t._("all variants") if variant is None else variant_name(t, variant)
 
 
@@ -165,7 +165,7 @@ def top_screen(
     chat_title: str,
     season: SeasonRecord,
     current_season: int,
-    variant: str | None,
+    variant: Variant | None,
     lines: Sequence[Standing],
     caller: tuple[int, Standing] | None,
     me: str,
@@ -251,7 +251,9 @@ def stats_screen(
     text += tally_lines(t, overall.tally)
     if by_variant:
         text += ["", "<b>" + t._("By variant") + "</b>"]
-        text += [_rated_line(t, variant_name(t, line.variant), line) for line in by_variant]
+        text += [
+            _rated_line(t, variant_name(t, get_variant(line.variant)), line) for line in by_variant
+        ]
     if results:
         marks = "".join(_result_mark(r.won, r.goat) for r in results)
         text += ["", t._("Latest matches (newest first): {marks}", marks=marks)]
@@ -319,7 +321,7 @@ def history_screen(
     chat_title: str,
     season: int,
     current_season: int,
-    variant: str | None,
+    variant: Variant | None,
     matches: Sequence[LadderMatch],
 ) -> Screen:
     header = t._("Season {n}", n=season)
@@ -368,7 +370,7 @@ def match_lines(t: Translator, match: LadderMatch) -> str:
     head = (
         when(record.finished_at)
         + " · "
-        + variant_name(t, record.variant)
+        + variant_name(t, get_variant(record.variant))
         + " · "
         + t.n_("{n} deal", "{n} deals", record.deals)
     )

@@ -7,7 +7,7 @@ from html import escape
 
 from kozel_rules.ai import LEVELS
 from kozel_rules.match import Match
-from kozel_rules.variant import VARIANTS, Variant, get_variant
+from kozel_rules.variant import VARIANTS, Variant
 
 from ..callback import Callback, Op
 from ..i18n import Translator
@@ -45,7 +45,7 @@ def lobby_screen(
     *,
     table_id: int,
     version: int,
-    variant: str,
+    variant: Variant,
     seats: Sequence[SeatInfo],
     creator: str,
     join_url: str,
@@ -53,7 +53,6 @@ def lobby_screen(
 ) -> Screen:
     """``start_key`` names the seating the Start button refers to (see ``seating_key``);
     ``join_url`` opens the private chat the cards come to."""
-    rules = get_variant(variant)
     players = len(seats)
     lines = [
         "🐐 <b>" + t._("Kozel — new table") + "</b>",
@@ -65,7 +64,7 @@ def lobby_screen(
     lines += [f"{i + 1}. {seat_label(t, s)}" for i, s in enumerate(seats)]
     if not seats:
         lines.append("—")
-    sides = _team_sides(rules, players)
+    sides = _team_sides(variant, players)
     if sides is not None:
         lines += [
             "",
@@ -73,7 +72,7 @@ def lobby_screen(
                 "Teams: {a} against {b}", a=side_name(seats, sides, 0), b=side_name(seats, sides, 1)
             ),
         ]
-    lines += ["", _status_line(t, rules, players)]
+    lines += ["", _status_line(t, variant, players)]
 
     def cb(op: Op, arg: str = "") -> str:
         return Callback(table_id, version, op, arg).encode()
@@ -86,14 +85,17 @@ def lobby_screen(
             Button("🚪 " + t._("Leave"), cb(Op.LEAVE)),
         ],
     ]
-    if players < max(rules.player_counts):
+    if players < max(variant.player_counts):
         rows.append(
             [Button("🤖 " + level_name(t, lvl), cb(Op.ADD_COMPUTER, lvl)) for lvl in LEVELS]
         )
     if any(s.ai_level for s in seats):
         rows.append([Button("➖🤖 " + t._("Remove a computer player"), cb(Op.REMOVE_COMPUTER))])
     rows.append(
-        [Button(checked(variant_name(t, v), v == variant), cb(Op.VARIANT, v)) for v in VARIANTS]
+        [
+            Button(checked(variant_name(t, v), v == variant), cb(Op.VARIANT, v.name))
+            for v in VARIANTS.values()
+        ]
     )
     rows.append(
         [
@@ -120,9 +122,9 @@ def lobby_closed_text(t: Translator, *, cancelled: bool) -> str:
     return "🐐 " + t._("The match has started — see the table below.")
 
 
-def players_needed_text(t: Translator, variant: str) -> str:
+def players_needed_text(t: Translator, variant: Variant) -> str:
     """Why Start cannot start: the variant's numbers of players."""
-    counts = get_variant(variant).player_counts
+    counts = variant.player_counts
     lo, hi = min(counts), max(counts)
     name = variant_name(t, variant)
     if lo == hi:

@@ -7,27 +7,28 @@ every language. Every text stays well under Telegram's 4096-character message li
 
 from __future__ import annotations
 
-from kozel_rules.variant import VARIANTS, Variant
+from kozel_rules.variant import MOSCOW, STREET, VARIANTS, ZIEGE, Variant
 
 from ..i18n import N_, Translator
 
-_VARIANT_NAMES: dict[str, str] = {
+# Each variant's own words: its name, its summary, its rules (``rules_text``).
+_VARIANT_NAMES: dict[Variant, str] = {
     # TRANSLATORS: name of the variant with fixed trumps (queens, jacks, clubs; 32 cards).
-    "ziege": N_("Classic Kozel (Ziege)"),
+    ZIEGE: N_("Classic Kozel (Ziege)"),
     # TRANSLATORS: name of the variant played by "street"/"yard" rules (trump shown from the
     # stock, tricks of several cards, molodka).
-    "street": N_("Street Kozel"),
+    STREET: N_("Street Kozel"),
     # TRANSLATORS: name of the variant for 2-4 players with the 6♠ highest and the Moscow lead.
-    "moscow": N_("Moscow Kozel"),
+    MOSCOW: N_("Moscow Kozel"),
 }
 
-_VARIANT_SUMMARIES: dict[str, str] = {
+_VARIANT_SUMMARIES: dict[Variant, str] = {
     # TRANSLATORS: one line under the variant's name in the lobby; keep it short.
-    "ziege": N_("4 players in teams, 32 cards; trumps: queens, jacks, clubs; 7♣ highest"),
+    ZIEGE: N_("4 players in teams, 32 cards; trumps: queens, jacks, clubs; 7♣ highest"),
     # TRANSLATORS: one line under the variant's name in the lobby; keep it short.
-    "street": N_("4 players in teams, 36 cards; trump shown from the stock; molodka"),
+    STREET: N_("4 players in teams, 36 cards; trump shown from the stock; molodka"),
     # TRANSLATORS: one line under the variant's name in the lobby; keep it short.
-    "moscow": N_("2–4 players, 36 cards; the 6♠ beats everything; Moscow and Molodka"),
+    MOSCOW: N_("2–4 players, 36 cards; the 6♠ beats everything; Moscow and Molodka"),
 }
 
 _SUIT_NAMES: dict[str, str] = {
@@ -42,18 +43,18 @@ _SUIT_NAMES: dict[str, str] = {
 }
 
 
-def _check_variant(variant: str) -> None:
-    if variant not in VARIANTS:
+def _check_variant(variant: Variant) -> None:
+    if variant not in _VARIANT_NAMES:
         raise ValueError(f"unknown variant: {variant!r} (expected one of {', '.join(VARIANTS)})")
 
 
-def variant_name(t: Translator, variant: str) -> str:
+def variant_name(t: Translator, variant: Variant) -> str:
     """The variant's display name (plain text)."""
     _check_variant(variant)
     return t._(_VARIANT_NAMES[variant])
 
 
-def variant_summary(t: Translator, variant: str) -> str:
+def variant_summary(t: Translator, variant: Variant) -> str:
     """One plain-text line describing the variant, for the lobby and the variant buttons."""
     _check_variant(variant)
     return t._(_VARIANT_SUMMARIES[variant])
@@ -67,12 +68,12 @@ def suit_name(t: Translator, suit_symbol: str) -> str:
         raise ValueError(f"not a suit symbol: {suit_symbol!r}") from None
 
 
-def rules_text(t: Translator, variant: str) -> str:
+def rules_text(t: Translator, variant: Variant) -> str:
     """A brief explanation of ``variant``'s rules, in Telegram HTML."""
     _check_variant(variant)
     paragraphs = [f"<b>{variant_name(t, variant)}</b>\n<i>{variant_summary(t, variant)}</i>"]
-    explain = {"ziege": _ziege, "street": _street, "moscow": _moscow}[variant]
-    paragraphs += explain(t, VARIANTS[variant])
+    explain = {ZIEGE: _ziege, STREET: _street, MOSCOW: _moscow}[variant]
+    paragraphs += explain(t, variant)
     return "\n\n".join(paragraphs)
 
 

@@ -18,7 +18,7 @@ from .rules_text import variant_name
 def title_line(t: Translator, view: SeatView, where: str) -> str:
     """``🐐 <variant> · <where>``: the first line of the table and of a hand (the variant's
     name already says it is Kozel)."""
-    return "🐐 <b>" + escape(variant_name(t, view.variant)) + "</b> · " + where
+    return "🐐 <b>" + escape(variant_name(t, get_variant(view.variant))) + "</b> · " + where
 
 
 def trump_line(t: Translator, view: SeatView) -> str:

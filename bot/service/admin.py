@@ -80,8 +80,7 @@ async def close_table(
         await core.storage.tables.save(
             table, expected_version=table.version, log=[entry], owe=owe, timers=[]
         )
-    core.table_changed(table_id)
-    turns.forget(core, table_id)
+    core.table_changed(table_id)  # its timers went with the save
     return True
 
 
@@ -174,14 +173,13 @@ async def _remove(core: Core, table_id: int, user_id: int, t: Translator) -> str
         record.replaced = True
         record.selection = []
         fresh.note = t._("{name} left the table; a computer player takes the seat.", name=name)
-        # Their private messages close: the hand (and a turn notice) go, a line says why.
+        # Their private messages close: the hand goes, a line says why.
         ut = await user_t_by_id(core, user_id)
         told = [
             *feed.delete(user_id, record.hand_message_id),
-            *feed.delete(user_id, record.notice_message_id),
             feed.post(user_id, removed_screen(ut).text),
         ]
-        record.hand_message_id = record.notice_message_id = None
+        record.hand_message_id = None
         match = core.match_of(fresh)
         await save_change(core, fresh, match, Change(), log=[entry], extra=told)
     return t._("{name} was removed from the table.", name=name)

@@ -1,9 +1,9 @@
 """Tables nobody can use are closed, so that they never block a chat or its players: a lobby
 the group never saw (the bot may not write there), a lobby nobody starts, a match nobody plays.
 
-Expiry counts from the table's last change (``updated_at``); its job is armed when the table
-opens or starts and again at every (re)start from the database, and when it comes early (the
-table changed meanwhile) it waits again for what is left.
+Expiry counts from the table's last change (``updated_at``); its timer is stored with every
+change of the table (``turns.timer_rows``) and again at a restart; when it comes early (the
+table changed since without storing it anew) it waits again for what is left.
 """
 
 from __future__ import annotations
@@ -29,8 +29,9 @@ async def expire(core: Core, due: Due) -> None:
         return
     if table.updated_at + turns.expiry_period(core, table) > time.time():
         # It changed since: wait for the rest.
-        await core.storage.timers.put(table.id, [turns.expiry_timer(core, table)])
-        turns.arm_expiry(core, table)
+        timers = [turns.expiry_timer(core, table)]
+        await core.storage.timers.put(table.id, timers)
+        turns.wake(core, timers)
         return
     t = await chat_t(core, table.chat_id)
     if table.status == TableStatus.LOBBY:

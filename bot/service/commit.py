@@ -51,6 +51,7 @@ async def commit(
         table.finished_at = time.time()
         finished = match_record(table, match)
     owed = await feed.after_change(core, table, match, Change(events, actor=action.seat), before)
+    timers = turns.timer_rows(core, table, match)
     # The match record (the ladder's input) is written in the same transaction as the move.
     await core.storage.tables.save(
         table,
@@ -59,11 +60,11 @@ async def commit(
         match=finished,
         rate=rate,
         owe=owed,
-        timers=turns.timer_rows(core, table, match),
+        timers=timers,
     )
     core.keep_match(table, match)
     core.table_changed(table.id)
-    turns.arm(core, table, match)
+    turns.wake(core, timers)
     return events
 
 
@@ -94,13 +95,14 @@ async def save_change(
     """Save a change of a running match that is not a move (a start, a return, a removal),
     with what it owes, then wait for the next move."""
     owed = await feed.after_change(core, table, match, change)
+    timers = turns.timer_rows(core, table, match)
     await core.storage.tables.save(
         table,
         expected_version=table.version,
         log=log,
         owe=[*owed, *extra],
-        timers=turns.timer_rows(core, table, match),
+        timers=timers,
     )
     core.keep_match(table, match)
     core.table_changed(table.id)
-    turns.arm(core, table, match)
+    turns.wake(core, timers)

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections import OrderedDict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
+from kozel_rules.ai import LEVELS
 from kozel_rules.match import Match
+from kozel_rules.variant import STREET, Variant
 
+from ..config import Config
+from ..lru import LRU
 from ..storage import Storage, TableRecord
 from .budget import Budget, Budgeted
 from .gate import AdminCache
@@ -22,20 +25,21 @@ MATCHES_KEPT = 256  # loaded matches kept in memory (a cache: any one can be loa
 SHOWN_KEPT = 4096  # what the newest messages show, to skip edits that would change nothing
 
 
-@dataclass(frozen=True)
-class Settings:
+@dataclass(frozen=True, repr=False)  # Config's repr, which hides the secrets
+class Settings(Config):
+    """The configuration as the use cases see it: every setting of ``Config`` (its defaults
+    are written there, once), and what the bot learns at start or keeps fixed."""
+
     bot_username: str = "kozel_bot"
-    ai_delay: float = 1.2  # a computer player's pause before it moves, so people can follow
-    table_interval: float = 1.0  # a group's table waits this long for more moves to show at once
-    hand_interval: float = 4.0  # ... and the hand of a player who only waits
     active_for: float = 30.0  # a player who pressed this recently needs no sound on their turn
-    default_ai_level: str = "strong"
-    default_variant: str = "street"
-    timeout_scale: float = 1.0  # multiplies turn timers (tests run them fast)
-    public_url: str | None = None  # the HTTPS base of the Mini App (None: no Mini App)
-    webapp_name: str | None = None  # the Mini App's short name at @BotFather (direct links)
-    lobby_expiry: float = 1800.0  # seconds a lobby may stay unchanged before it is closed
-    idle_match: float = 86400.0  # ... and a running match without a move, before it is abandoned
+    default_ai_level: str = LEVELS[-1]  # the strongest
+    default_variant: Variant = STREET
+
+    @classmethod
+    def of(cls, config: Config, *, bot_username: str) -> Settings:
+        """The running bot's settings: ``config`` as read at start, and its username."""
+        read = {f.name: getattr(config, f.name) for f in fields(Config)}
+        return cls(**read, bot_username=bot_username)
 
 
 class Core:
@@ -62,16 +66,15 @@ class Core:
         self._chat_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
-        self.shown: OrderedDict[tuple[int, int], int] = OrderedDict()  # message -> text hash
+        self.shown: LRU[tuple[int, int], int] = LRU(SHOWN_KEPT)  # message -> text hash
         # Loading a match replays its record; the newest ones are kept, keyed by state.
-        self._matches: OrderedDict[int, tuple[dict[str, Any], Match]] = OrderedDict()
+        self._matches: LRU[int, tuple[dict[str, Any], Match]] = LRU(MATCHES_KEPT)
 
     def match_of(self, table: TableRecord) -> Match:
         """The table's match (a private copy the caller may change)."""
         assert table.match_state is not None
         cached = self._matches.get(table.id)
         if cached is not None and cached[0] == table.match_state:
-            self._matches.move_to_end(table.id)
             return cached[1].copy()
         match = Match.from_json(table.match_state)
         self.keep_match(table, match)
@@ -81,26 +84,21 @@ class Core:
         """Remember the match just saved as ``table.match_state``."""
         assert table.match_state is not None
         if not table.is_active:
-            self._matches.pop(table.id, None)  # finished: nobody asks for it again
+            self._matches.pop(table.id)  # finished: nobody asks for it again
             return
-        self._matches[table.id] = (table.match_state, match.copy())
-        self._matches.move_to_end(table.id)
-        while len(self._matches) > MATCHES_KEPT:
-            self._matches.popitem(last=False)
+        self._matches.put(table.id, (table.match_state, match.copy()))
 
     def is_shown(self, chat_id: int, message_id: int, look: int) -> bool:
         """Whether the message shows ``look`` already (as far as this process knows)."""
-        return self.shown.get((chat_id, message_id)) == look
+        return self.shown.peek((chat_id, message_id)) == look
 
     def remember_shown(self, chat_id: int, message_id: int, look: int) -> None:
-        self.shown[(chat_id, message_id)] = look
-        self.shown.move_to_end((chat_id, message_id))
-        while len(self.shown) > SHOWN_KEPT:
-            self.shown.popitem(last=False)
+        self.shown.put((chat_id, message_id), look)
 
     def forget_shown(self, chat_id: int) -> None:
-        for key in [key for key in self.shown if key[0] == chat_id]:
-            del self.shown[key]
+        for key in self.shown.oldest_first():
+            if key[0] == chat_id:
+                self.shown.pop(key)
 
     def wake_sender(self) -> None:
         self.outbox_ready.set()

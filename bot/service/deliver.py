@@ -23,7 +23,7 @@ from .admin import topic_gone
 from .core import Core
 from .people import chat_t, chat_title, seat_infos, user_t
 from .ports import MessageGone, TopicGone, Unreachable
-from .retry import retry_stale
+from .retry import retry_stale, until_stored
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +146,10 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
     if record.user_id is None:
         return []
     user = await core.storage.users.get(record.user_id)
+    if user is not None and not user.can_message:
+        # They blocked the bot: every call would be a 403 spent from the shared budget. A
+        # press or a /start of theirs says they are back, and their hand is shown again.
+        return []
     title = await chat_title(core, table.chat_id)
     t = user_t(user)
     match = core.match_of(table)
@@ -174,25 +178,22 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
     except Unreachable:
         await _unreachable(core, table_id, seat)
         return []
-    old = [record.hand_message_id] if sent is not None else []
-    old += [record.notice_message_id]  # a turn notice from before hands carried the turn
-    if sent is None and record.notice_message_id is None:
+    if sent is None:
         return []
+    old = [record.hand_message_id]
     owner = record.user_id
     kept: list[bool] = []
     await _remember(core, table_id, lambda fresh: kept.append(_set_hand(fresh, seat, sent, owner)))
-    if not all(kept) and sent is not None:
+    if not all(kept):
         old.append(sent)  # the player was removed meanwhile: this hand is nobody's now
     return [d for message_id in old for d in feed.delete(chat, message_id)]
 
 
-def _set_hand(table: TableRecord, seat: int, message_id: int | None, owner: int) -> bool:
+def _set_hand(table: TableRecord, seat: int, message_id: int, owner: int) -> bool:
     """Store the seat's new hand message; False if the seat has another owner by now."""
     if seat >= len(table.seats) or table.seats[seat].user_id != owner:
         return False
-    if message_id is not None:
-        table.seats[seat].hand_message_id = message_id
-    table.seats[seat].notice_message_id = None
+    table.seats[seat].hand_message_id = message_id
     return True
 
 
@@ -222,9 +223,15 @@ async def _show(
     return sent
 
 
-@retry_stale
 async def _remember(core: Core, table_id: int, change: Callable[[TableRecord], None]) -> None:
-    """Store a message id on the table (under its lock: moves may be saving it meanwhile)."""
+    """Store a message id on the table (under its lock: moves may be saving it meanwhile), even
+    through a moment without the database: the message is sent, and a hand or a table whose
+    new message is not stored would be sent anew."""
+    await until_stored(lambda: _store_message(core, table_id, change))
+
+
+@retry_stale
+async def _store_message(core: Core, table_id: int, change: Callable[[TableRecord], None]) -> None:
     async with core.table_lock(table_id):
         fresh = await core.storage.tables.get(table_id)
         if fresh is not None:
@@ -254,11 +261,12 @@ async def _unreachable(core: Core, table_id: int, seat: int) -> None:
         )
         await turns.plan_deadlines(core, table, match)
         entry = LogEntry(LogKind.UNREACHABLE, match.ply, seat, "blocked", by=Actor.SYSTEM)
+        timers = turns.timer_rows(core, table, match)
         await core.storage.tables.save(
             table,
             expected_version=table.version,
             log=[entry],
             owe=[feed.group_table(core, table)],
-            timers=turns.timer_rows(core, table, match),
+            timers=timers,
         )
-    turns.arm(core, table, match)
+    turns.wake(core, timers)

@@ -17,6 +17,7 @@ from kozel_rules.card import Card
 from kozel_rules.event import DealEnded, MatchEnded
 from kozel_rules.match import Match
 from kozel_rules.result import DealResult
+from kozel_rules.variant import get_variant
 
 from ..i18n import Translator
 from ..render.labels import SeatInfo
@@ -51,7 +52,7 @@ def render_lobby(core: Core, t: Translator, table: TableRecord) -> Screen:
         t,
         table_id=table.id,
         version=lobby_key(table),
-        variant=table.variant,
+        variant=get_variant(table.variant),
         seats=seat_infos(table),
         creator=creator or "—",
         start_key=seating_key(table),

@@ -2,19 +2,22 @@
 
 Every press and command of a person spends a token of their own bucket (a burst, then a
 steady rate) and counts as in progress until it is handled. A person over their share is
-refused before the bot does any work for them: the first refusal says "slow down", later ones
-are dropped without a word (an answer costs an HTTP call too). So one person tapping hundreds
-of times holds at most a few of the bot's update slots, and everybody else is served at once.
+refused before the bot does any work for them (the adapter answers every refused press with
+"slow down": an answer is cheap and free of Telegram's flood limits). So one person tapping
+hundreds of times holds at most a few of the bot's update slots, and everybody else is served
+at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import Enum
+
+from ..bucket import TokenBucket
+from ..lru import LRU
 
 Clock = Callable[[], float]
 USERS_KEPT = 4096  # people tracked at once; the longest idle are forgotten (a full bucket)
@@ -23,16 +26,16 @@ ADMINS_KEPT = 4096
 
 class Verdict(Enum):
     PASS = "pass"  # handle it
-    WARN = "warn"  # refuse it and say why (once per run of refusals)
-    DROP = "drop"  # refuse it silently
+    REFUSE = "refuse"  # over the share: do no work for it (a press is answered, that is all)
 
 
 @dataclass
 class _Share:
-    tokens: float
-    at: float
+    bucket: TokenBucket
     busy: int = 0
-    warned: bool = False
+
+    def is_busy(self) -> bool:
+        return self.busy > 0
 
 
 class Gate:
@@ -48,42 +51,27 @@ class Gate:
     ) -> None:
         self.rate, self.burst, self.in_progress = rate, burst, in_progress
         self.clock = clock
-        self._shares: OrderedDict[int, _Share] = OrderedDict()
+        # The longest idle are forgotten (a full bucket again); one still in progress stays.
+        self._shares: LRU[int, _Share] = LRU(USERS_KEPT, pinned=_Share.is_busy)
 
     def admit(self, user_id: int) -> Verdict:
         now = self.clock()
         share = self._shares.get(user_id)
         if share is None:
-            share = self._shares[user_id] = _Share(float(self.burst), now)
-            self._forget_idle()
-        self._shares.move_to_end(user_id)
-        share.tokens = min(float(self.burst), share.tokens + (now - share.at) * self.rate)
-        share.at = now
-        if share.tokens < 1.0 or share.busy >= self.in_progress:
-            if share.warned:
-                return Verdict.DROP
-            share.warned = True
-            return Verdict.WARN
-        share.tokens -= 1.0
+            share = _Share(TokenBucket(self.rate, float(self.burst), now))
+            self._shares.put(user_id, share)
+        if share.busy >= self.in_progress or not share.bucket.take(now):
+            return Verdict.REFUSE
         share.busy += 1
-        share.warned = False
         return Verdict.PASS
 
     def done(self, user_id: int) -> None:
-        share = self._shares.get(user_id)
+        share = self._shares.peek(user_id)
         if share is not None and share.busy > 0:
             share.busy -= 1
 
     def tracked(self) -> int:
         return len(self._shares)
-
-    def _forget_idle(self) -> None:
-        while len(self._shares) > USERS_KEPT:
-            oldest, share = next(iter(self._shares.items()))
-            if share.busy:
-                self._shares.move_to_end(oldest)  # still in progress: keep counting it
-                return
-            del self._shares[oldest]
 
 
 class AdminCache:
@@ -93,22 +81,19 @@ class AdminCache:
 
     def __init__(self, ttl: float = 60.0, failed_ttl: float = 10.0, clock: Clock = time.monotonic):
         self.ttl, self.failed_ttl, self.clock = ttl, failed_ttl, clock
-        self._known: OrderedDict[tuple[int, int], tuple[bool, float]] = OrderedDict()
+        self._known: LRU[tuple[int, int], tuple[bool, float]] = LRU(ADMINS_KEPT)
         self._asking: dict[tuple[int, int], asyncio.Future[bool | None]] = {}
         self.asked = 0  # calls to Telegram made (for tests and logs)
 
     def put(self, chat_id: int, user_id: int, is_admin: bool, *, ttl: float | None = None) -> None:
-        key = (chat_id, user_id)
-        self._known[key] = (is_admin, self.clock() + (self.ttl if ttl is None else ttl))
-        self._known.move_to_end(key)
-        while len(self._known) > ADMINS_KEPT:
-            self._known.popitem(last=False)
+        expires = self.clock() + (self.ttl if ttl is None else ttl)
+        self._known.put((chat_id, user_id), (is_admin, expires))
 
     def tracked(self) -> int:
         return len(self._known)
 
     def get(self, chat_id: int, user_id: int) -> bool | None:
-        known = self._known.get((chat_id, user_id))
+        known = self._known.peek((chat_id, user_id))
         if known is None or known[1] <= self.clock():
             return None
         return known[0]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kozel_rules.variant import VARIANTS
+from kozel_rules.variant import VARIANTS, get_variant
 
 from ..render.chat import help_screen, rules_screen, score_screen
 from .core import Core
@@ -16,19 +16,22 @@ async def show_help(core: Core, chat: ChatInfo, person: Person) -> Reply:
     return Reply(screen=help_screen(t, private=chat.is_private))
 
 
-async def rules(core: Core, chat: ChatInfo, person: Person, variant: str | None) -> Reply:
+async def rules(core: Core, chat: ChatInfo, person: Person, name: str | None) -> Reply:
+    """/rules [variant]: the variant named, else the table's, else the default one."""
     t = await translator_for(core, chat, person)
-    if variant not in VARIANTS:
+    variant = VARIANTS.get(name or "")
+    if variant is None:
         table = await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id)
-        variant = table.variant if table else core.settings.default_variant
+        variant = get_variant(table.variant) if table else core.settings.default_variant
     return Reply(screen=rules_screen(t, variant))
 
 
 async def rules_press(core: Core, press: Press) -> Reply:
-    if press.cb.arg not in VARIANTS:
+    variant = VARIANTS.get(press.cb.arg)
+    if variant is None:
         return Reply()
     t = await translator_for(core, press.chat, press.person)
-    return Reply(screen=rules_screen(t, press.cb.arg))
+    return Reply(screen=rules_screen(t, variant))
 
 
 async def score(core: Core, chat: ChatInfo, person: Person) -> Reply:

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from kozel_rules.variant import VARIANTS
+from kozel_rules.variant import VARIANTS, Variant
 
 from ..callback import Callback, Op
 from ..i18n import Translator, get_translator
@@ -28,7 +28,7 @@ from ..storage import (
 )
 from .core import Core
 from .people import chat_record, chat_t, remember, user_t
-from .ports import ChatInfo, Person
+from .ports import ChatInfo, Person, Shared
 from .rating import rate
 from .reply import IsAdmin, Press, Reply
 
@@ -51,7 +51,7 @@ async def record(core: Core, match: MatchRecord) -> int:
 
 @dataclass(frozen=True)
 class LadderQuery:
-    variant: str | None = None
+    variant: Variant | None = None
     season: int | None = None
 
 
@@ -61,11 +61,11 @@ _SEASON_ARG = re.compile(r"^(?:s|season|#)?(\d{1,6})$", re.IGNORECASE)
 def parse_query(t: Translator, args: Sequence[str]) -> LadderQuery | None:
     """``[variant] [season]`` in any order: a variant's code or (translated) name, and a
     season as ``2``, ``s2`` or ``#2``. None when an argument is neither."""
-    variant: str | None = None
+    variant: Variant | None = None
     season: int | None = None
+    names = VARIANTS | {variant_name(t, v).lower(): v for v in VARIANTS.values()}
     for arg in args:
         word = arg.strip().lower()
-        names = {v: v for v in VARIANTS} | {variant_name(t, v).lower(): v for v in VARIANTS}
         if word in names and variant is None:
             variant = names[word]
             continue
@@ -100,7 +100,7 @@ async def top(core: Core, chat: ChatInfo, person: Person, args: Sequence[str]) -
     query = parse_query(t, args)
     if query is None:
         return Reply(render_ladder.usage_text(t, "top"))
-    scope = query.variant or ALL_VARIANTS
+    scope = query.variant.name if query.variant else ALL_VARIANTS
     me = player_key(person.user_id, None)
 
     async def read() -> LadderBoard:
@@ -130,6 +130,8 @@ async def top(core: Core, chat: ChatInfo, person: Person, args: Sequence[str]) -
 
 
 async def stats(core: Core, chat: ChatInfo, person: Person, target: StatsTarget) -> Reply:
+    if person.shared is not None:
+        return await _refuse_shared(core, chat, person.shared)
     t, user = await _translator(core, chat, person)
     if chat.is_private:
         return await _private_stats(core, t, user)
@@ -233,6 +235,8 @@ async def _private_stats(core: Core, t: Translator, user: UserRecord) -> Reply:
 
 
 async def history(core: Core, chat: ChatInfo, person: Person, args: Sequence[str]) -> Reply:
+    if person.shared is not None:
+        return await _refuse_shared(core, chat, person.shared)
     t, user = await _translator(core, chat, person)
     if chat.is_private:
         matches = await core.storage.ladder.history(user_id=user.user_id, limit=HISTORY_SIZE)
@@ -249,7 +253,10 @@ async def history(core: Core, chat: ChatInfo, person: Person, args: Sequence[str
 
     async def read() -> HistoryPage:
         return await core.storage.ladder.history_page(
-            chat.chat_id, season=query.season, variant=query.variant, limit=HISTORY_SIZE
+            chat.chat_id,
+            season=query.season,
+            variant=query.variant.name if query.variant else None,
+            limit=HISTORY_SIZE,
         )
 
     page = await _rated(core, chat.chat_id, read)
@@ -322,6 +329,21 @@ def _stale(ut: Translator, screen: Screen) -> Reply:
 
 
 # ------------------------------------------------------------------ helpers
+
+
+async def _refuse_shared(core: Core, chat: ChatInfo, shared: Shared) -> Reply:
+    """A message sent as a channel, or as the group by an anonymous admin, is nobody's: the
+    ladder answers people (and stores no user for a sender id many share)."""
+    t = await chat_t(core, chat.chat_id)
+    if shared is Shared.CHANNEL:
+        return Reply(
+            t._("You are writing as a channel: the ladder answers people. Write as yourself.")
+        )
+    return Reply(
+        t._(
+            "You are writing anonymously (as the group): I cannot tell who asks. Write as yourself."
+        )
+    )
 
 
 async def _translator(core: Core, chat: ChatInfo, person: Person) -> tuple[Translator, UserRecord]:

@@ -1,7 +1,9 @@
-"""Who runs on the database. Polling: one running bot per database, the lease that says which
-process may poll (Telegram allows one ``getUpdates`` consumer per token); the second one waits
-here until the first is gone. Webhook: any number of workers, each announcing itself with a
-lease of its own (``Workers``), so that each keeps to its share of the bot's call budget."""
+"""Who runs on the database. Polling: one running bot per database, the process that holds the
+database's process lock (Telegram allows one ``getUpdates`` consumer per token); a second one
+waits here, and takes over the moment the first is gone: the lock is the system's (a database
+session, a file lock), freed when its holder dies, so a crash costs no lease's expiry. Webhook:
+any number of workers, each announcing itself with a lease of its own (``Workers``), so that
+each keeps to its share of the bot's call budget."""
 
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ import time
 import uuid
 from collections.abc import Callable
 
-from ..storage import LeaseRepo
+from ..storage import LeaseRepo, ProcessLock, StorageUnavailable, UpdateRepo
 
 log = logging.getLogger(__name__)
 
-NAME = "bot"
+WAIT_STEP = 0.25  # seconds between looks at the lock while another process holds it
+KEEP_STEP = 1.0  # seconds between looks at whether the lock is still this process's
+UPDATES_KEPT = 24 * 3600.0  # seconds an update id is remembered (Telegram keeps an update a day)
 
 
 def holder_id() -> str:
@@ -26,56 +30,64 @@ def holder_id() -> str:
 
 
 class Lease:
-    def __init__(
-        self,
-        leases: LeaseRepo,
-        *,
-        seconds: float = 30.0,
-        renew_every: float = 10.0,
-        holder: str | None = None,
-    ) -> None:
-        self.leases = leases
-        self.seconds = seconds
-        self.renew_every = renew_every
+    """This process as the database's one polling bot (see the module docstring)."""
+
+    def __init__(self, lock: ProcessLock, *, holder: str | None = None) -> None:
+        self.lock = lock
         self.holder = holder or holder_id()
 
     async def acquire(self, *, say: Callable[[str], None]) -> None:
-        """Take the lease, waiting for as long as another live process holds it.
+        """Take the lock, waiting for as long as another live process holds it.
 
-        Waiting rather than exiting: in an overlapping deploy the new process takes over by
-        itself the moment the old one stops (or its lease expires after a crash)."""
+        Waiting rather than exiting: in an overlapping deploy, or when a crashed bot's
+        replacement starts beside a stuck one, this process takes over by itself the moment
+        the other one is gone."""
         told = False
-        while not await self.leases.take(NAME, self.holder, self.seconds):
+        while not await self._take():
             if not told:
-                current = await self.leases.holder(NAME)
-                other = current[0] if current else "another process"
+                other = await self._holder() or "another process"
                 say(
                     f"kozel-bot: the database is in use by another running bot ({other}); "
-                    f"waiting until it stops or its lease expires (at most {self.seconds:g} s "
-                    "after it dies)"
+                    "waiting until it stops (this one takes over the moment it does)"
                 )
                 told = True
-            await asyncio.sleep(min(self.renew_every, self.seconds / 3))
+            await asyncio.sleep(WAIT_STEP)
         if told:
-            log.info("lease taken: this process (%s) runs the bot now", self.holder)
+            log.info("lock taken: this process (%s) runs the bot now", self.holder)
+
+    async def _take(self) -> bool:
+        try:
+            return await self.lock.take(self.holder)
+        except StorageUnavailable:
+            return False  # the database is away (said by the store): look again
+
+    async def _holder(self) -> str | None:
+        try:
+            return await self.lock.holder()
+        except StorageUnavailable:
+            return None
 
     async def keep(self, on_lost: Callable[[], None]) -> None:
-        """Renew the lease forever (cancel to stop); if another process took it meanwhile
-        (this one stalled past the expiry), ``on_lost`` stops this one."""
+        """Hold the lock forever (cancel to stop). A database restart ends the session that
+        held it: it is taken again at once; if another process took it meanwhile, this one
+        stops (``on_lost``)."""
         while True:
-            await asyncio.sleep(self.renew_every)
-            try:
-                held = await self.leases.take(NAME, self.holder, self.seconds)
-            except Exception:
-                log.exception("renewing the lease failed; trying again")
+            await asyncio.sleep(KEEP_STEP)
+            if await self.lock.held():
                 continue
-            if not held:
-                log.error("the lease was taken over by another process: stopping")
+            while True:
+                try:
+                    taken = await self.lock.take(self.holder)
+                    break
+                except StorageUnavailable:
+                    await asyncio.sleep(WAIT_STEP)  # the database is away: nobody can take it
+            if not taken:
+                log.error("another process took the database's lock: stopping")
                 on_lost()
-                return
+                await asyncio.Event().wait()  # nothing more to hold: the bot stops
 
     async def release(self) -> None:
-        await self.leases.release(NAME, self.holder)
+        await self.lock.release()
 
 
 WORKER_PREFIX = "worker:"
@@ -85,12 +97,19 @@ class Workers:
     """This worker's own lease, renewed forever; how many workers are alive now."""
 
     def __init__(
-        self, leases: LeaseRepo, holder: str, *, seconds: float = 30.0, renew_every: float = 10.0
+        self,
+        leases: LeaseRepo,
+        holder: str,
+        *,
+        seconds: float = 30.0,
+        renew_every: float = 10.0,
+        updates: UpdateRepo | None = None,
     ) -> None:
         self.leases = leases
         self.holder = holder
         self.seconds = seconds
         self.renew_every = renew_every
+        self.updates = updates
         self.name = f"{WORKER_PREFIX}{holder}"
 
     async def alive(self) -> int:
@@ -104,11 +123,13 @@ class Workers:
 
     async def keep(self, on_count: Callable[[int], None]) -> None:
         """Renew forever (cancel to stop), telling ``on_count`` how many workers live; leases
-        long expired (of workers and chats gone) are cleared on the way."""
+        long expired (of workers and chats gone) and update ids older than Telegram keeps an
+        update are cleared on the way. A renewal that fails (the database is away) ends it:
+        its supervisor starts it again."""
         while True:
             await asyncio.sleep(self.renew_every)
-            try:
-                on_count(await self.announce())
-                await self.leases.forget_expired(time.time() - 10 * self.seconds)
-            except Exception:
-                log.exception("renewing the worker lease failed; trying again")
+            on_count(await self.announce())
+            now = time.time()
+            await self.leases.forget_expired(now - 10 * self.seconds)
+            if self.updates is not None:
+                await self.updates.forget(now - UPDATES_KEPT)

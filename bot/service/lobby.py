@@ -41,15 +41,17 @@ COMPUTER_NAMES = ("Bot Ivan", "Bot Olga", "Bot Taras", "Bot Greta", "Bot Mads", 
 
 
 @retry_stale
-async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | None) -> Reply:
+async def new_game(core: Core, chat: ChatInfo, person: Person, name: str | None) -> Reply:
+    """/newgame [variant] in a group: a lobby of the variant named (else the default one)."""
     user = await remember(core, person)
     if chat.is_private:
         return Reply(user_t(user)._("Add me to a group and send /newgame there to open a table."))
-    record = await chat_record(core, chat, creator=user)
+    await chat_record(core, chat, creator=user)
     t = await chat_t(core, chat.chat_id)
     if person.shared is not None:
         return Reply(shared_refusal(t, person.shared))
-    if variant is not None and variant not in VARIANTS:
+    variant = core.settings.default_variant if name is None else VARIANTS.get(name)
+    if variant is None:
         return Reply(t._("Unknown variant. Choose one of: {list}", list=", ".join(VARIANTS)))
     async with core.chat_lock(chat.chat_id):
         if await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id) is not None:
@@ -65,22 +67,23 @@ async def new_game(core: Core, chat: ChatInfo, person: Person, variant: str | No
             chat_id=chat.chat_id,
             thread_id=chat.thread_id,  # everything the table says in the group goes there
             status=TableStatus.LOBBY,
-            variant=variant or record.settings.get("variant", core.settings.default_variant),
+            variant=variant.name,
             creator_id=person.user_id,
             seed=random.SystemRandom().randrange(2**31),
             seats=seats,
         )
+        timers = turns.timer_rows(core, table)
         try:
             await core.storage.tables.create(
-                table, owe=[feed.lobby(table, renew=True)], timers=turns.timer_rows(core, table)
+                table, owe=[feed.lobby(table, renew=True)], timers=timers
             )
         except SeatedElsewhereError:  # seated in another chat a moment ago: open it unseated
             table.seats = []
             await core.storage.tables.create(
-                table, owe=[feed.lobby(table, renew=True)], timers=turns.timer_rows(core, table)
+                table, owe=[feed.lobby(table, renew=True)], timers=timers
             )
     core.wake_sender()
-    turns.arm_expiry(core, table)
+    turns.wake(core, timers)
     return Reply()
 
 
@@ -256,13 +259,13 @@ async def remove_computer(core: Core, lobby: Lobby) -> Reply:
 
 @in_lobby(creator_only=True, current=True)
 async def choose_variant(core: Core, lobby: Lobby) -> Reply:
-    arg, t = lobby.press.cb.arg, lobby.t
-    if arg not in VARIANTS:
+    variant, t = VARIANTS.get(lobby.press.cb.arg), lobby.t
+    if variant is None:
         return Reply(t._("Unknown variant."), alert=True)
-    if arg == lobby.table.variant:
+    if variant == get_variant(lobby.table.variant):
         return Reply(t._("That variant is already chosen."))
-    lobby.table.variant = arg
-    return await _changed(core, lobby, t._("Variant: {variant}", variant=variant_name(t, arg)))
+    lobby.table.variant = variant.name
+    return await _changed(core, lobby, t._("Variant: {variant}", variant=variant_name(t, variant)))
 
 
 def renumber(table: TableRecord) -> None:
@@ -295,21 +298,21 @@ async def start(core: Core, lobby: Lobby) -> Reply:
     if lobby.press.cb.arg != feed.seating_key(table):
         await feed.owe(core, [feed.lobby(table)])
         return Reply(t._("The seats changed — check them and press Start again."), alert=True)
-    counts = get_variant(table.variant).player_counts
-    if len(table.seats) not in counts:
-        return Reply(players_needed_text(t, table.variant), alert=True)
+    variant = get_variant(table.variant)
+    if len(table.seats) not in variant.player_counts:
+        return Reply(players_needed_text(t, variant), alert=True)
     if all(seat.user_id is None for seat in table.seats):
         # Computers alone would play to nobody, at the cost of everybody's send budget; and
         # as a person sits at one table at a time, each person keeps at most one match going.
         return Reply(t._("At least one person has to sit at the table."), alert=True)
-    match = Match.new(table.variant, players=len(table.seats), seed=table.seed)
+    match = Match.new(variant, players=len(table.seats), seed=table.seed)
     table.match_state = match.to_json()
     table.status = TableStatus.PLAYING
     await turns.plan_deadlines(core, table, match)
     entry = LogEntry(LogKind.START, 0, None, table.variant, by=Actor.PERSON)
     started = Change(started=True)
+    # Its expiry is stored with it: from now on, a match nobody plays.
     await save_change(core, table, match, started, log=[entry], extra=[feed.lobby(table)])
-    turns.arm_expiry(core, table)  # from now on: a match nobody plays
     return Reply(t._("The match begins!"))
 
 

@@ -1,6 +1,7 @@
 """A player's presses on their hand: toggle a card, clear, play, and "I'm back".
 
-Every press: lock the table -> load -> check seat and ply -> apply -> commit -> answer.
+Every press: lock the table -> load -> check seat and ply (``play.find_seat``) -> apply ->
+commit -> answer. Plays go through the one play command (``play``), as the Mini App's do.
 """
 
 from __future__ import annotations
@@ -10,31 +11,28 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from html import escape
 
-from kozel_rules.action import Action
 from kozel_rules.card import Card
-from kozel_rules.errors import IllegalActionError
-from kozel_rules.match import Match
 
 from ..callback import CallbackDataError, decode_action, decode_card
 from ..i18n import Translator
-from ..render.hand import illegal_text
-from ..storage import Actor, LogEntry, LogKind, Priority, TableRecord, TableStatus
+from ..render.refusals import Refused
+from ..storage import Actor, LogEntry, LogKind, Priority
 from . import feed, turns
 from .change import Change
-from .commit import commit, save_change
+from .commit import save_change
 from .core import Core
-from .people import chat_t, remember, seat_of_user, user_t
+from .people import chat_t, remember, user_t
+from .play import Seated, answer, find_seat, make, play, refusal
 from .reply import Press, Reply
+from .retry import retry_stale
+from .tap import tap
 
 
-@dataclass
-class Seat:
+@dataclass(frozen=True)
+class Seat(Seated):
     """A press by a seated player, with the table as loaded under its lock."""
 
     press: Press
-    table: TableRecord
-    match: Match
-    seat: int
     t: Translator
 
 
@@ -46,36 +44,35 @@ def seated(*, any_ply: bool = False, when_away: bool = False) -> Callable[[SeatC
     """Wrap a hand use case in the checks every hand press needs."""
 
     def wrap(case: SeatCase) -> PressCase:
+        @retry_stale  # another worker moved the table on: the press is judged again
         async def run(core: Core, press: Press) -> Reply:
             t = user_t(await remember(core, press.person, private=True))
+            ply = None if any_ply else press.cb.version
             async with core.table_lock(press.cb.table):
-                table = await core.storage.tables.get(press.cb.table)
-                if table is None or table.status != TableStatus.PLAYING or not table.match_state:
-                    return Reply(t._("This match is over or was cancelled."), alert=True)
-                seat = seat_of_user(table, press.person.user_id)
-                if seat is None:
-                    return Reply(t._("These are not your cards."), alert=True)
-                match = core.match_of(table)
-                if table.seats[seat].away and not when_away:
-                    return Reply(
-                        t._("A computer plays for you now. Press “I'm back” first."), alert=True
-                    )
-                if press.cb.version != match.ply and not any_ply:
-                    await feed.owe(core, [feed.hand(core, table, seat, Priority.PRESSER)])
-                    return Reply(t._("That button is out of date — your cards have been updated."))
+                found = await find_seat(
+                    core, press.cb.table, press.person.user_id, ply, when_away=when_away
+                )
+                if isinstance(found, Refused):
+                    return refusal(t, found)
                 try:
-                    return await case(core, Seat(press, table, match, seat, t))
+                    return await case(core, Seat(found.table, found.match, found.seat, press, t))
                 except CallbackDataError:
-                    return Reply(t._("This button is not valid."), alert=True)
+                    return refusal(t, Refused.INVALID)
 
         return run
 
     return wrap
 
 
-@seated()
-async def act(core: Core, s: Seat) -> Reply:
-    return await _play(core, s, decode_action(s.seat, s.press.cb.arg))
+async def act(core: Core, press: Press) -> Reply:
+    """A play button: the action it names, played from the presser's seat."""
+    t = user_t(await remember(core, press.person, private=True))
+    try:
+        action = decode_action(0, press.cb.arg)
+    except CallbackDataError:
+        return refusal(t, Refused.INVALID)
+    cb = press.cb
+    return answer(t, await play(core, cb.table, press.person.user_id, cb.version, action))
 
 
 @seated()
@@ -92,44 +89,29 @@ async def _save_selection(core: Core, s: Seat) -> None:
     record.active_at = time.time()
     owe = [feed.hand(core, s.table, s.seat, Priority.PRESSER)]
     await core.storage.tables.select(
-        s.table.id, s.seat, record.selection, active_at=record.active_at, owe=owe
+        s.table.id,
+        s.seat,
+        record.selection,
+        active_at=record.active_at,
+        expected_version=s.table.version,
+        owe=owe,
     )
     core.wake_sender()
 
 
 @seated()
 async def toggle(core: Core, s: Seat) -> Reply:
-    t, card = s.t, decode_card(s.press.cb.arg)
-    view = s.match.view(s.seat)
-    if card not in view.hand:
-        return Reply(t._("That card is not in your hand."), alert=True)
+    """A card button: the tap rule (``tap``) says whether it selects, plays or is refused."""
+    card = decode_card(s.press.cb.arg)
     record = s.table.seats[s.seat]
-    chosen = {Card.parse(c) for c in record.selection} ^ {card}
-    legal = [a for a in view.legal if not a.verb.is_special]
-    if not legal:
-        return Reply(t._("Not your turn yet."))
-    if chosen and not any(chosen <= set(a.cards) for a in legal):
-        if not any(card in a.cards for a in legal):
-            return Reply(t._("{card} cannot be played now.", card=str(card)), alert=True)
-        return Reply(
-            t._("{card} does not go with the cards you chose.", card=str(card)), alert=True
-        )
-    # Where the cards chosen can be played in one way only, the tap plays them (a card that
-    # can only be led alone, a card that cannot beat; every card in ziege): no confirm needed.
-    containing = [a for a in legal if chosen and chosen <= set(a.cards)]
-    if len(containing) == 1 and set(containing[0].cards) == chosen:
-        return await _play(core, s, containing[0])
-    record.selection = [str(c) for c in sorted(chosen)]
+    tapped = tap(s.match, s.seat, [Card.parse(c) for c in record.selection], card)
+    if tapped.refused is not None:
+        return refusal(s.t, tapped.refused, card)
+    if tapped.play is not None:
+        return answer(s.t, await make(core, s, tapped.play))
+    record.selection = [str(c) for c in tapped.chosen]
     await _save_selection(core, s)
     return Reply()
-
-
-async def _play(core: Core, s: Seat, action: Action) -> Reply:
-    try:
-        await commit(core, s.table, s.match, action, by=Actor.PERSON)
-    except IllegalActionError as err:
-        return Reply(illegal_text(s.t, err), alert=True)
-    return Reply(s.t._("Played: {action}", action=" ".join(str(c) for c in action.cards)))
 
 
 @seated(any_ply=True, when_away=True)  # the table may move on while they reach for it

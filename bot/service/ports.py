@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -54,13 +53,11 @@ class Due:
 
 
 class Scheduler(Protocol):
-    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
-        """Set what runs a job when it is due (wired once at start-up)."""
+    """Runs the stored timers (``turns.timer_rows``); the store holds them, so this is only a
+    hint: a timer was just stored, due at ``at``."""
 
-    def schedule(self, slot: str, delay: float, due: Due) -> None:
-        """Run ``due`` after ``delay`` seconds, replacing the job in the same slot."""
-
-    def cancel(self, slot: str) -> None: ...
+    def wake_by(self, at: float) -> None:
+        """Look for due timers no later than ``at`` (epoch seconds)."""
 
 
 class Shared(StrEnum):

@@ -31,9 +31,8 @@ async def resume_all(core: Core, *, alone: bool = True) -> int:
             await core.storage.tables.save(table, expected_version=table.version, timers=timers)
         else:
             # Stored again: a database from before the timers were stored has none.
-            await core.storage.timers.put(table.id, turns.timer_rows(core, table, restart=True))
-        if match is not None:
-            turns.arm(core, table, match)
-        turns.arm_expiry(core, table, restart=True)
+            timers = turns.timer_rows(core, table, match, restart=True)
+            await core.storage.timers.put(table.id, timers)
+        turns.wake(core, timers)
     core.wake_sender()
     return len(tables)

@@ -16,7 +16,7 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import ParamSpec, TypeVar
 
-from ..storage import StaleVersionError
+from ..storage import StaleVersionError, StorageUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -39,3 +39,23 @@ def retry_stale(case: Callable[P, Awaitable[T]]) -> Callable[P, Awaitable[T]]:
         return await case(*args, **kwargs)
 
     return run
+
+
+OUTAGE_PAUSE = 0.25  # seconds between tries while the database is away
+OUTAGE_LONGEST = 300.0  # seconds to keep trying before giving up
+
+
+async def until_stored(step: Callable[[], Awaitable[T]], *, within: float = OUTAGE_LONGEST) -> T:
+    """Run ``step`` (a database write that books something already done, such as a message
+    Telegram took) until the database takes it: a post that was sent must be marked sent, or
+    it would be sent again. Tried again every moment while the database is away, for at most
+    ``within`` seconds (then ``StorageUnavailable`` is raised)."""
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + within
+    while True:
+        try:
+            return await step()
+        except StorageUnavailable:
+            if loop.time() >= give_up:
+                raise
+        await asyncio.sleep(OUTAGE_PAUSE)

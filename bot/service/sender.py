@@ -11,13 +11,14 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 
-from ..storage import OutboxKind, Owed
+from ..storage import OutboxKind, Owed, StorageUnavailable
 from . import closing
 from .core import Core
 from .deliver import deliver
 from .ports import RetryLater, Transient
+from .retry import until_stored
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,8 @@ class Sender:
         self._idle = True
 
     async def run(self) -> None:
-        """Deliver forever (cancel to stop)."""
+        """Deliver forever (cancel to stop). A step that cannot read the outbox (the database
+        is away) ends it: its supervisor starts it again, and what is under way goes on."""
         while True:
             wait = await self.step()
             await self._sleep(wait)
@@ -140,31 +142,49 @@ class Sender:
             self._claims[chat_id] = now + self.claim_seconds
 
     async def _deliver(self, item: Owed) -> None:
-        outbox = self.core.storage.outbox
         try:
-            extra = await deliver(self.core, item)
-            await outbox.done(item, extra=extra)
-        except RetryLater as err:
-            self.core.budget.block(item.chat_id, err.seconds)
-            await outbox.retry(item, time.time() + err.seconds, attempt=False)
-        except Transient as err:
-            log.info("delivery of %s to %s failed (%s); retrying", item.kind, item.chat_id, err)
-            await outbox.retry(item, time.time() + backoff(item.attempts))
-        except asyncio.CancelledError:
-            raise
+            book = await self._attempt(item)
+            # What happened is booked even if the database is away just now: a post Telegram
+            # took and the outbox still owed would go out twice. The chat stays this
+            # worker's meanwhile (in flight), so nothing else goes there before it.
+            await until_stored(book)
+        except StorageUnavailable:
+            pass  # nothing done, or not booked for long: the row is owed still (said once)
         except Exception:
-            if item.attempts + 1 >= MAX_ATTEMPTS:
-                log.exception("giving up on %s to %s", item.kind, item.chat_id)
-                await outbox.drop(item)
-                if item.kind is OutboxKind.LOBBY and item.table_id is not None:
-                    await closing.lobby_unshowable(self.core, item.table_id)
-            else:
-                log.exception("delivery of %s to %s failed", item.kind, item.chat_id)
-                await outbox.retry(item, time.time() + backoff(item.attempts))
+            log.exception("booking the delivery of %s to %s failed", item.kind, item.chat_id)
         finally:
             self._finished.add(item.id)
             self._in_flight.pop(item.chat_id, None)
             self.core.outbox_ready.set()
+
+    async def _attempt(self, item: Owed) -> Callable[[], Awaitable[object]]:
+        """Deliver the row; returns the write that books the outcome."""
+        outbox = self.core.storage.outbox
+        try:
+            extra = await deliver(self.core, item)
+        except RetryLater as err:
+            self.core.budget.block(item.chat_id, err.seconds)
+            later = time.time() + err.seconds
+            return lambda: outbox.retry(item, later, attempt=False)
+        except Transient as err:
+            log.info("delivery of %s to %s failed (%s); retrying", item.kind, item.chat_id, err)
+            again = time.time() + backoff(item.attempts)
+            return lambda: outbox.retry(item, again)
+        except (asyncio.CancelledError, StorageUnavailable):
+            raise
+        except Exception:
+            if item.attempts + 1 >= MAX_ATTEMPTS:
+                log.exception("giving up on %s to %s", item.kind, item.chat_id)
+                return lambda: self._give_up(item)
+            log.exception("delivery of %s to %s failed", item.kind, item.chat_id)
+            retry_at = time.time() + backoff(item.attempts)
+            return lambda: outbox.retry(item, retry_at)
+        return lambda: outbox.done(item, extra=extra)
+
+    async def _give_up(self, item: Owed) -> None:
+        await self.core.storage.outbox.drop(item)
+        if item.kind is OutboxKind.LOBBY and item.table_id is not None:
+            await closing.lobby_unshowable(self.core, item.table_id)
 
     async def _sleep(self, seconds: float) -> None:
         event = self.core.outbox_ready
@@ -186,16 +206,20 @@ class Sender:
 
 
 def heads(
-    due: Iterable[Owed], held: Mapping[int, int] | None = None, *, now: float = 0.0
+    due: Iterable[Owed],
+    held: Mapping[tuple[int, int | None], int] | None = None,
+    *,
+    now: float = 0.0,
 ) -> list[Owed]:
     """The next row of each chat: its oldest post, else its most felt mark; by priority.
 
-    In a chat whose post waits for a retry (``held``: chat -> that post's id) only older posts,
-    edits and deletions go: nothing new may appear above a result that is still owed."""
+    Where a table's post waits for a retry (``held``: (chat, table) -> that post's id) only
+    older posts, edits and deletions of that table go: nothing new may appear above a result
+    that is still owed. Other tables of the chat (its other forum topics) go on."""
     held = held or {}
     best: dict[int, Owed] = {}
     for item in due:  # already by priority, then age
-        first_waiting = held.get(item.chat_id)
+        first_waiting = held.get((item.chat_id, item.table_id))
         if first_waiting is not None and (
             (item.kind is OutboxKind.POST and item.id > first_waiting) or item.renew
         ):

@@ -1,10 +1,10 @@
 """Runs the stored timers (computer moves, turn timers, expiries) of every table, whichever
 worker set them: it claims the due rows for a while, runs each, then finishes it.
 
-It is the service's ``Scheduler``: a change this process saved asks it to wake at its next
-due time (the row itself is already stored with the change). Timers other workers set are
-found by looking again at least every ``poll`` seconds. A worker that dies holding claims
-leaves them to run out; then any worker claims them again.
+It is the service's ``Scheduler``: a change this process saved tells it when its soonest
+timer is due (the row itself is already stored with the change), so the loop looks by then.
+Timers other workers set are found by looking again at least every ``poll`` seconds. A
+worker that dies holding claims leaves them to run out; then any worker claims them again.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from ..storage import Timer, TimerRepo
+from ..storage import StorageUnavailable, Timer, TimerRepo
 from .ports import Due
+from .retry import until_stored
 from .turns import due_of
 
 log = logging.getLogger(__name__)
@@ -39,34 +40,27 @@ class TimerRunner:
         self._wake = asyncio.Event()
         self._sleeping_until = 0.0
         self.fired = 0
-
-    # The Scheduler port: the store holds the timers, this only wakes the loop in time.
+        self.failed = 0  # timers that raised (left claimed, tried again later)
 
     def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
+        """Set what runs a due timer (wired once at start-up: it needs the service's core)."""
         self._run = run
 
-    def schedule(self, slot: str, delay: float, due: Due) -> None:
-        # Not sleeping (looking right now): the next sleep ends at once and looks again.
-        if not self._sleeping_until or time.time() + delay < self._sleeping_until:
+    def wake_by(self, at: float) -> None:
+        """The ``Scheduler`` port: a timer was stored, due at ``at``. The loop wakes if it
+        sleeps past that (not sleeping, it is looking right now and will see it)."""
+        if not self._sleeping_until or at < self._sleeping_until:
             self._wake.set()
 
     def wake(self) -> None:
         """Look again now (another worker may have set a timer)."""
         self._wake.set()
 
-    def cancel(self, slot: str) -> None:
-        """Nothing to do: a table's next save replaces its stored timers."""
-
     async def run(self) -> None:
-        """Run due timers forever (cancel to stop)."""
+        """Run due timers forever (cancel to stop). A look that fails (the database is away)
+        ends it: its supervisor starts it again, and the timers under way go on."""
         while True:
-            try:
-                wait = await self.step()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the database may be away for a moment: look again soon
-                log.exception("looking for due timers failed")
-                wait = self.poll
+            wait = await self.step()
             await self._sleep(wait)
 
     async def step(self) -> float:
@@ -94,12 +88,18 @@ class TimerRunner:
             await self._run(due_of(timer))
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as err:
             # Left claimed: it is tried again when the claim runs out, like after a crash.
-            log.exception("timer %s of table %s failed", timer.slot, timer.table_id)
+            self.failed += 1
+            if isinstance(err, StorageUnavailable):  # said by the store, once
+                log.debug("timer %s of table %s waits for the database", timer.slot, timer.table_id)
+            else:
+                log.exception("timer %s of table %s failed", timer.slot, timer.table_id)
         else:
             self.fired += 1
-            await self.timers.done(timer, self.holder)
+            # Not booked for long, it runs again when its claim ends: safe (it checks the table).
+            with contextlib.suppress(StorageUnavailable):
+                await until_stored(lambda: self.timers.done(timer, self.holder), within=30.0)
         finally:
             self._running.discard(asyncio.current_task())
             self._wake.set()
@@ -110,6 +110,11 @@ class TimerRunner:
             await asyncio.wait_for(self._wake.wait(), timeout=max(seconds, 0.001))
         self._wake.clear()
         self._sleeping_until = 0.0
+
+    async def idle(self) -> None:
+        """Wait until the timers this worker started have ended."""
+        while self._running:
+            await asyncio.wait(list(self._running))
 
     async def stop(self, grace: float = 2.0) -> None:
         """Let running timers finish (briefly), then give back every claim of this worker."""

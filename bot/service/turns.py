@@ -1,8 +1,15 @@
-"""Whose turn it is and what the table waits for: deadlines, and the jobs that end the wait."""
+"""Whose turn it is and what the table waits for: deadlines, and the stored timers that end
+the wait.
+
+The timers are rows saved with the change that sets them (``timer_rows``, passed to
+``tables.save``): any worker may run them (``timer_runner``). After such a save, ``wake`` only
+tells this process's scheduler when the soonest one is due, so that it looks in time.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from kozel_rules.match import Match
 
@@ -54,10 +61,6 @@ def computer_with_special(table: TableRecord, match: Match) -> int | None:
     return None
 
 
-def _slot(kind: str, table_id: int) -> str:
-    return f"{kind}:{table_id}"
-
-
 def expiry_period(core: Core, table: TableRecord) -> float:
     """How long a table may stay unchanged before it is closed (see ``closing``)."""
     if table.status == TableStatus.LOBBY:
@@ -65,50 +68,25 @@ def expiry_period(core: Core, table: TableRecord) -> float:
     return core.settings.idle_match
 
 
-def arm_expiry(core: Core, table: TableRecord, *, restart: bool = False) -> None:
-    """Schedule the table's expiry, counted from its last change."""
-    if not table.is_active:
-        return
-    span = expiry_period(core, table)
-    delay = max(0.0, table.updated_at + span - time.time())
-    if restart:
-        # The bot's own downtime: nobody could press anything meanwhile.
-        delay = max(delay, min(span, RESTART_GRACE))
-    due = Due(DueKind.EXPIRE, table.id, 0)
-    core.scheduler.schedule(_slot("expire", table.id), delay, due)
-
-
-def forget(core: Core, table_id: int) -> None:
-    """A table that ended: nothing of it stays scheduled."""
-    disarm(core, table_id)
-    core.scheduler.cancel(_slot("expire", table_id))
-
-
-def disarm(core: Core, table_id: int) -> None:
-    core.scheduler.cancel(_slot("ai", table_id))
-    core.scheduler.cancel(_slot("timeout", table_id))
-
-
-def _waits(core: Core, table: TableRecord, match: Match | None) -> list[tuple[str, float, Due]]:
-    """What a playing table waits for now (slot name, epoch time, job): a computer's move, or a
-    person's timer and maybe a computer's special lead."""
+def _waits(core: Core, table: TableRecord, match: Match | None) -> list[Timer]:
+    """What a playing table waits for now: a computer's move, or a person's timer and maybe a
+    computer's special lead."""
     if match is None or match.is_over or match.to_move is None:
         return []
     if table.status != TableStatus.PLAYING:
         return []
-    ply, table_id, now = match.ply, table.id, time.time()
-    ai_at = now + core.settings.ai_delay
+    ply = match.ply
+    ai_at = time.time() + core.settings.ai_delay
     if is_computer_turn(table, match):
-        return [("ai", ai_at, Due(DueKind.COMPUTER, table_id, ply))]
+        return [Timer("ai", str(DueKind.COMPUTER), ply, ai_at)]
     waits = []
     deadline = table.seats[match.to_move].deadline
     if deadline is not None:
-        due = Due(DueKind.TIMEOUT, table_id, ply, match.to_move)
-        waits.append(("timeout", deadline, due))
+        waits.append(Timer("timeout", str(DueKind.TIMEOUT), ply, deadline, match.to_move))
     special_seat = computer_with_special(table, match)
     if special_seat is not None:
         # A computer holding a molodka or Moscow may take the lead out of turn, like a person.
-        waits.append(("ai", ai_at, Due(DueKind.SPECIAL, table_id, ply, special_seat)))
+        waits.append(Timer("ai", str(DueKind.SPECIAL), ply, ai_at, special_seat))
     return waits
 
 
@@ -121,13 +99,9 @@ def timer_rows(
         return []
     if match is None and table.status == TableStatus.PLAYING:
         match = core.match_of(table)
-    rows = [
-        Timer(slot, str(due.kind), due.ply, at, due.seat)
-        for slot, at, due in _waits(core, table, match)
-    ]
-    # Counted from the change being saved now; after a restart, from the last one.
-    rows.append(expiry_timer(core, table, since=None if restart else time.time(), restart=restart))
-    return rows
+    # The expiry counts from the change being saved now; after a restart, from the last one.
+    since = None if restart else time.time()
+    return [*_waits(core, table, match), expiry_timer(core, table, since=since, restart=restart)]
 
 
 def expiry_timer(
@@ -146,13 +120,7 @@ def due_of(timer: Timer) -> Due:
     return Due(DueKind(timer.kind), timer.table_id, timer.ply, timer.seat)
 
 
-def arm(core: Core, table: TableRecord, match: Match) -> None:
-    """Schedule what the table waits for now in this process (the stored timers are the
-    truth, see ``timer_rows``; this wakes this process at the right time)."""
-    disarm(core, table.id)
-    if match.is_over or table.status != TableStatus.PLAYING:
-        forget(core, table.id)
-        return
-    now = time.time()
-    for name, at, due in _waits(core, table, match):
-        core.scheduler.schedule(_slot(name, table.id), max(0.0, at - now), due)
+def wake(core: Core, timers: Sequence[Timer]) -> None:
+    """``timers`` were just stored: the scheduler looks for due timers by the soonest one."""
+    if timers:
+        core.scheduler.wake_by(min(timer.due_at for timer in timers))

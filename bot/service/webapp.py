@@ -1,28 +1,54 @@
-"""The Mini App's use cases: a seated player's own view of their table, and moves made from
-the page. Moves go through the very use cases the hand's buttons use (``moves``), so the
-page gets the same checks, the same commit-before-tell and the same outbox.
+"""The Mini App's use cases: a seated player's own view of their table, a group member's
+public view of it (a spectator), and moves and taps made from the page. Moves go through the
+one play command the hand's buttons use (``play``), taps through the hand's tap rule (``tap``),
+so the page gets the same checks, the same commit-before-tell and the same outbox.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from kozel_rules.action import Action, Verb
-from kozel_rules.card import Card
+from kozel_rules.card import Card, parse_cards
+from kozel_rules.errors import IllegalActionError, RecordError
 from kozel_rules.match import Match
+from kozel_rules.view import PlayView, TrickView
 
-from ..callback import Callback, Op, encode_action
+from ..callback import Callback, Op
 from ..i18n import Translator, get_translator, negotiate
 from ..render.labels import SeatInfo
+from ..render.refusals import Refused
 from ..render.results import match_result_text
 from ..storage import TableRecord, TableStatus
 from . import feed, moves
 from .core import Core
+from .gate import AdminCache
 from .people import chat_title, remember, seat_infos, seat_of_user, user_t
+from .play import answer, find_seat, play, refusal
 from .ports import ChatInfo, Person
-from .reply import Press, Reply
+from .reply import IsMember, Press, Reply, nobody
 from .retry import retry_stale
+from .tap import Tap, tap
+
+GroupMember = Callable[[int, int], Awaitable[bool | None]]
+"""Is the user (second) in the group (first)? None: Telegram could not say. A Telegram call."""
+MEMBERS_TTL = 600.0  # seconds a spectator's membership is trusted before it is asked again
+
+
+class Members:
+    """Who may watch a group's tables: its members, as Telegram said lately. Asked once per
+    person and group in ``ttl`` (however many pages open at once); never per move."""
+
+    def __init__(self, ask: GroupMember, ttl: float = MEMBERS_TTL) -> None:
+        self._ask = ask
+        self._known = AdminCache(ttl=ttl)  # a yes/no per (chat, user), as for admins
+
+    def of(self, user_id: int) -> IsMember:
+        async def is_member(chat_id: int) -> bool:
+            return await self._known.ask(chat_id, user_id, lambda: self._ask(chat_id, user_id))
+
+        return is_member
 
 
 class NotSeated(Exception):
@@ -31,16 +57,24 @@ class NotSeated(Exception):
 
 @dataclass(frozen=True)
 class SeatPage:
-    """What one seat's page shows, loaded from the committed state."""
+    """What one page shows, loaded from the committed state: a seat's own view, or the
+    public view (``seat`` None) for a member of the group who does not play."""
 
     table: TableRecord
     match: Match
-    seat: int
+    seat: int | None
     t: Translator
     seats: list[SeatInfo]
     chat_title: str
     deal_text: str | None  # the last finished deal's result, as the group read it
     match_text: str | None  # the match's result once it is over
+    # The finished deal's last trick, while the next deal has taken no trick yet (the
+    # page shows the deal's result over it); None otherwise.
+    deal_trick: TrickView | None = None
+
+    @property
+    def spectator(self) -> bool:
+        return self.seat is None
 
 
 def table_link(core: Core, table_id: int) -> str | None:
@@ -59,13 +93,18 @@ def page_url(core: Core, table_id: int) -> str | None:
     return f"{core.settings.public_url}/app?table={table_id}"
 
 
-async def open_seat(core: Core, table_id: int, person: Person) -> SeatPage:
-    """The person's seat at the table; raises NotSeated (with a translated text) otherwise."""
+async def open_seat(
+    core: Core, table_id: int, person: Person, is_member: IsMember = nobody
+) -> SeatPage:
+    """The person's seat at the table, or the public view when they have none but are in
+    the table's group (``is_member``: a cached Telegram call, asked only then); raises
+    NotSeated (with a translated text) otherwise. A stranger hears the same as for a table
+    that does not exist, so ids tell strangers nothing."""
     user = await core.storage.users.get(person.user_id)
     t = user_t(user) if user else get_translator(negotiate(person.language_code))
     table = await core.storage.tables.get(table_id)
     seat = None if table is None else seat_of_user(table, person.user_id)
-    if table is None or seat is None:
+    if table is None or (seat is None and not await is_member(table.chat_id)):
         raise NotSeated(t._("You have no seat at this table."))
     if table.match_state is None:
         raise NotSeated(t._("The match has not started yet."))
@@ -86,6 +125,52 @@ async def open_seat(core: Core, table_id: int, person: Person) -> SeatPage:
             if result
             else None
         ),
+        deal_trick=finished_deal_trick(match, seat) if _deal_is_young(match) else None,
+    )
+
+
+def _deal_is_young(match: Match) -> bool:
+    """A deal is over and the next has taken no trick yet (or the match is over)."""
+    if not match.deal_results:
+        return False
+    view = match.view(None)
+    return view.match_over or (view.last_trick is None and not any(view.tricks_by_seat))
+
+
+def finished_deal_trick(match: Match, seat: int | None) -> TrickView | None:
+    """The last trick of the deal that ended last, as ``seat`` saw it (face-down cards of
+    other seats hidden). The next deal's view keeps no trace of it, so the record is
+    replayed: up to the deal's last action, which completed that trick."""
+    if not match.deal_results:
+        return None
+    result = match.deal_results[-1]
+    record = match.to_json()
+    actions: list[str] = record["actions"]
+    try:
+        replay = Match.from_json({**record, "actions": []})
+        last = None
+        for index, text in enumerate(actions):
+            replay.apply(text)
+            if replay.deal_number > result.number or replay.is_over:
+                last = index
+                break
+        if last is None:
+            return None
+        before = Match.from_json({**record, "actions": actions[:last]}).view(seat)
+        final = Action.parse(actions[last])
+    except (RecordError, IllegalActionError, ValueError):
+        return None  # a record the engine cannot replay shows no trick, not an error
+    if before.trick is None:
+        return None
+    hidden = final.verb.is_face_down and final.seat != seat
+    play = PlayView(final.seat, final.verb, () if hidden else final.cards, len(final.cards))
+    taker = result.last_trick_seat
+    return TrickView(
+        leader=before.trick.leader,
+        due_leader=before.trick.due_leader,
+        plays=(*before.trick.plays, play),
+        top_seat=taker,
+        taker=taker,
     )
 
 
@@ -99,36 +184,60 @@ def _press(table_id: int, ply: int, op: Op, arg: str, person: Person) -> Press:
     return Press(Callback(table_id, ply, op, arg), person, chat, _never_admin)
 
 
-@retry_stale
-async def play(
+async def move(
     core: Core, table_id: int, person: Person, ply: int, verb: str, cards: Sequence[str]
 ) -> tuple[Reply, bool]:
-    """A move chosen in the page, checked and committed by the hand's own use case; says
+    """A move chosen in the page: the one play command, as the hand's buttons use it; says
     whether it was made (a stale or refused move answers without an alert too)."""
     t = user_t(await remember(core, person, private=True))
-    invalid = Reply(t._("This button is not valid."), alert=True)
     try:
-        action = Action.make(0, Verb(verb), [Card.parse(c) for c in cards])
-    except (ValueError, KeyError):
-        return invalid, False
+        action = Action.make(0, Verb(verb), _cards(cards))
+    except ValueError:
+        return refusal(t, Refused.INVALID), False
     if not 1 <= len(action.cards) <= 4 or len(set(action.cards)) != len(action.cards):
-        return invalid, False
-    before = await _history(core, table_id, person)
-    reply = await moves.act(core, _press(table_id, ply, Op.ACT, encode_action(action), person))
-    after = await _history(core, table_id, person)
-    if before is None or after is None:
-        return reply, False
-    seat, history = after
-    return reply, str(action._replace(seat=seat)) in history[len(before[1]) :]
+        return refusal(t, Refused.INVALID), False
+    outcome = await play(core, table_id, person.user_id, ply, action)
+    return answer(t, outcome), outcome.made
 
 
-async def _history(core: Core, table_id: int, person: Person) -> tuple[int, list[str]] | None:
-    """The person's seat and the match's actions so far (to tell whether a move was made)."""
-    table = await core.storage.tables.get(table_id)
-    seat = None if table is None else seat_of_user(table, person.user_id)
-    if table is None or seat is None or table.match_state is None:
-        return None
-    return seat, core.match_of(table).history
+@dataclass(frozen=True)
+class Tapped:
+    """What a tap in the page did: the tap rule's verdict, and the answer to show."""
+
+    tap: Tap
+    reply: Reply
+    ok: bool = False  # selected, or played
+
+
+async def tap_card(
+    core: Core, table_id: int, person: Person, ply: int, card: str, chosen: Sequence[str]
+) -> Tapped:
+    """A tap on a card in the page, with the cards the page has chosen: the hand's own tap
+    rule; a tap that plays goes through the one play command."""
+    t = user_t(await remember(core, person, private=True))
+    try:
+        tapped, picked = Card.parse(card), _cards(chosen)
+    except ValueError:
+        return Tapped(Tap(refused=Refused.INVALID), refusal(t, Refused.INVALID))
+    async with core.table_lock(table_id):
+        found = await find_seat(core, table_id, person.user_id, ply)
+    if isinstance(found, Refused):
+        return Tapped(Tap(chosen=tuple(picked), refused=found), refusal(t, found))
+    verdict = tap(found.match, found.seat, picked, tapped)
+    if verdict.refused is not None:  # the page's selection stays as it was
+        kept = Tap(chosen=tuple(picked), refused=verdict.refused)
+        return Tapped(kept, refusal(t, verdict.refused, tapped))
+    if verdict.play is None:
+        return Tapped(verdict, Reply(), ok=True)
+    outcome = await play(core, table_id, person.user_id, ply, verdict.play)
+    return Tapped(verdict, answer(t, outcome), outcome.made)
+
+
+def _cards(texts: Sequence[str]) -> tuple[Card, ...]:
+    """Cards as the page writes them (ValueError for anything else, or more than a hand)."""
+    if len(texts) > 4:
+        raise ValueError("more cards than a hand holds")
+    return parse_cards(texts)
 
 
 @retry_stale

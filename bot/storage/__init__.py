@@ -1,7 +1,7 @@
 """Persistence for the bot: the ``Storage`` interface, its records, and two backends.
 
 Only this package talks to the database (and imports aiosqlite and asyncpg). Open a store with
-``await open_storage(target)`` (e.g. in the application's ``post_init``) and ``await
+``await open_storage(target)`` (e.g. in the bot's ``lifespan``) and ``await
 storage.close()`` it on shutdown; importing this package does no I/O. A ``postgresql://`` URL
 selects PostgreSQL, anything else is an SQLite file. The store's parts are ``storage.users``,
 ``storage.chats``, ``storage.tables``, ``storage.ladder`` and ``storage.outbox`` (see ``repos``).
@@ -16,6 +16,7 @@ from bot.storage.errors import (
     SeatedElsewhereError,
     StaleVersionError,
     StorageError,
+    StorageUnavailable,
     TableNotFoundError,
 )
 from bot.storage.outbox import OutboxKind, Owed, Priority
@@ -53,13 +54,16 @@ from bot.storage.repos import (
     LadderRepo,
     LeaseRepo,
     OutboxRepo,
+    ProcessLock,
     Storage,
     TableRepo,
     TimerRepo,
+    UpdateRepo,
     UserRepo,
 )
 from bot.storage.sqlite import SqliteStorage
 from bot.storage.timers import Timer
+from bot.storage.updates import Taken
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -102,6 +106,7 @@ __all__ = [
     "PlayerResult",
     "PostgresStorage",
     "Priority",
+    "ProcessLock",
     "Rater",
     "Rating",
     "RatingChange",
@@ -114,13 +119,16 @@ __all__ = [
     "Standing",
     "Storage",
     "StorageError",
+    "StorageUnavailable",
     "TableNotFoundError",
     "TableRecord",
     "TableRepo",
     "TableStatus",
+    "Taken",
     "Tally",
     "Timer",
     "TimerRepo",
+    "UpdateRepo",
     "UserRecord",
     "UserRepo",
     "is_postgres_url",

@@ -7,6 +7,12 @@ class StorageError(Exception):
     """Base class of the errors the storage layer raises on purpose."""
 
 
+class StorageUnavailable(StorageError):
+    """The database cannot be reached right now (restarting, a network fault): nothing was
+    written; the same call may be made again once it answers. The store says once in its log
+    that the database went away and once that it is back; callers wait, quietly."""
+
+
 class StaleVersionError(StorageError):
     """``tables.save`` was given an ``expected_version`` that is not the stored one.
 

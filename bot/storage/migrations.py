@@ -33,6 +33,8 @@ from bot.storage.sqlite_schema import (
     SCHEMA_V6,
     SCHEMA_V7,
     SCHEMA_V8,
+    SCHEMA_V9,
+    SCHEMA_V10,
 )
 
 
@@ -91,6 +93,18 @@ MIGRATIONS: tuple[Migration, ...] = (
         "timers: what each table waits for, claimed by one worker at a time",
         SCHEMA_V8,
         postgres=pg_schema.V8,
+    ),
+    Migration(
+        9,
+        "seats lose the turn notice's message (the hand carries the turn)",
+        SCHEMA_V9,
+        postgres=pg_schema.V9,
+    ),
+    Migration(
+        10,
+        "turn timers paused while Telegram is away; the updates taken lately",
+        SCHEMA_V10,
+        postgres=pg_schema.V10,
     ),
 )
 

@@ -135,16 +135,16 @@ class Outbox:
             )
         return [_item(row) for row in rows]
 
-    async def held(self, now: float) -> dict[int, int]:
-        """Chats with a post that waits for a retry, and the oldest such post's id: posts after
-        it and new messages wait too."""
+    async def held(self, now: float) -> dict[tuple[int, int | None], int]:
+        """The (chat, table)s with a post that waits for a retry, and the oldest such post's
+        id: that table's posts after it and its new messages wait too."""
         async with self._db.read() as conn:
             rows = await conn.fetchall(
-                "SELECT chat_id, min(id) AS first FROM outbox "
-                "WHERE kind = 'post' AND not_before > ? GROUP BY chat_id",
+                "SELECT chat_id, table_id, min(id) AS first FROM outbox "
+                "WHERE kind = 'post' AND not_before > ? GROUP BY chat_id, table_id",
                 (now,),
             )
-        return {int(row["chat_id"]): int(row["first"]) for row in rows}
+        return {(int(row["chat_id"]), opt_int(row["table_id"])): int(row["first"]) for row in rows}
 
     async def next_time(self, now: float) -> float | None:
         """When the next row that is not due at ``now`` becomes due (None: no such row)."""
@@ -179,6 +179,15 @@ class Outbox:
             await conn.execute(
                 "UPDATE outbox SET not_before = ?, attempts = attempts + ? WHERE id = ?",
                 (not_before, int(attempt), item.id),
+            )
+
+    async def retry_now(self, now: float) -> int:
+        """Rows waiting after failed tries may go at once (what failed them is over); returns
+        how many. Waits Telegram asked for (429) stay: they count no failed try."""
+        async with self._db.write() as conn:
+            return await conn.execute(
+                "UPDATE outbox SET not_before = ? WHERE attempts > 0 AND not_before > ?",
+                (now, now),
             )
 
     async def drop(self, item: Owed) -> None:

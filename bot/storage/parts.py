@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from types import TracebackType
 from typing import Self
@@ -13,11 +14,12 @@ from bot.storage.leases import Leases
 from bot.storage.outbox import Outbox
 from bot.storage.tables import Tables
 from bot.storage.timers import Timers
+from bot.storage.updates import Updates
 from bot.storage.users import Users
 
 
 class Repositories:
-    """``Storage``: the seven repositories sharing one database (see ``repos``)."""
+    """``Storage``: the repositories sharing one database (see ``repos``)."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -28,6 +30,7 @@ class Repositories:
         self.outbox = Outbox(db)
         self.leases = Leases(db)
         self.timers = Timers(db)
+        self.updates = Updates(db)
 
     @property
     def is_closed(self) -> bool:
@@ -45,9 +48,15 @@ class Repositories:
             return False
         return True
 
-    async def watch_tables(self, on_change: Callable[[int], None]) -> None:
-        """Call ``on_change(table_id)`` whenever another process saves a table (only where
-        the database can tell: PostgreSQL; one SQLite process tells itself)."""
+    async def listen(self, on_change: Callable[[int | None], None]) -> None:
+        """Run until cancelled, calling ``on_change(table_id)`` whenever another process saves
+        a table (only where the database can tell: PostgreSQL; one SQLite process tells
+        itself, so here there is nothing to hear)."""
+        await asyncio.Event().wait()
+
+    @property
+    def listening(self) -> bool:
+        return True
 
     async def close(self) -> None:
         """Close the database (waiting for running operations first). Safe to call twice."""

@@ -14,53 +14,101 @@ SQLite.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 
+from bot.storage.availability import Availability, describe
 from bot.storage.conn import Clock, Conn
 from bot.storage.errors import (
     ActiveTableExistsError,
     ConstraintError,
     SeatedElsewhereError,
     StorageError,
+    StorageUnavailable,
 )
 from bot.storage.pg_conn import PgConn
 from bot.storage.pg_migrate import apply_pg_migrations
+
+if TYPE_CHECKING:
+    from bot.storage.pg_conn import Connection
 
 ONE_ACTIVE_INDEX = "game_tables_one_active_per_topic"
 ONE_SEAT_INDEX = "seats_one_active_seat"
 
 
+RESYNC = 60.0  # seconds between two readings of the server's clock
+
+
+class ServerClock:
+    """The database server's clock, read through this host's: every worker stamps leases,
+    claims and timers by the one clock they share, so a worker whose own clock is off takes
+    nobody's fresh claim. ``local`` plus the offset measured at the last reading."""
+
+    def __init__(self, local: Clock = time.time) -> None:
+        self.local = local
+        self.offset = 0.0
+        self._read_at = -RESYNC
+
+    def __call__(self) -> float:
+        return self.local() + self.offset
+
+    @property
+    def is_due(self) -> bool:
+        return time.monotonic() - self._read_at >= RESYNC
+
+    async def read(self, conn: Connection) -> None:
+        before = self.local()
+        server = await conn.fetchval("SELECT extract(epoch FROM clock_timestamp())::float8")
+        after = self.local()
+        self.offset = float(server) - (before + after) / 2
+        self._read_at = time.monotonic()
+
+
 class PgDatabase:
     """An asyncpg pool; each transaction takes a connection from it."""
 
-    def __init__(self, pool: asyncpg.Pool, *, url: str, clock: Clock = time.time) -> None:
+    def __init__(self, pool: asyncpg.Pool, *, url: str, clock: Clock | None = None) -> None:
         self._pool: asyncpg.Pool | None = pool
-        self.clock = clock
-        """Epoch seconds for the times the store writes (tests pass their own)."""
+        self.availability = Availability()
+        self._server_clock = ServerClock() if clock is None else None
+        self.clock: Clock = clock or self._server_clock or time.time
+        """Epoch seconds for the times the store writes: the server's (tests pass their own)."""
         self.url = url
 
     @classmethod
     async def open(
-        cls, url: str, *, clock: Clock = time.time, min_size: int = 1, max_size: int = 8
+        cls,
+        url: str,
+        *,
+        clock: Clock | None = None,
+        local_clock: Clock = time.time,
+        min_size: int = 0,
+        max_size: int = 8,
     ) -> PgDatabase:
         """Connect to the database at ``url`` (``postgresql://user@host/db``) and bring its
-        schema up to date."""
+        schema up to date. ``clock``: a fixed clock (tests); by default the server's, read
+        through ``local_clock``. No connection is kept open for its own sake (``min_size``
+        0): while the server is away, nothing tries to reconnect but the bot's own work."""
         try:
             pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size)
         except (OSError, asyncpg.PostgresError) as exc:
             raise StorageError(f"cannot connect to PostgreSQL: {exc}") from exc
         try:
+            db = cls(pool, url=url, clock=clock)
             async with pool.acquire() as conn:
                 await apply_pg_migrations(conn)
+                if db._server_clock is not None:
+                    db._server_clock.local = local_clock
+                    await db._server_clock.read(conn)
         except BaseException:
             await pool.close()
             raise
-        return cls(pool, url=url, clock=clock)
+        return db
 
     async def close(self) -> None:
         """Close the pool (waiting for running transactions first). Safe to call twice."""
@@ -77,8 +125,34 @@ class PgDatabase:
         pool = self._pool
         if pool is None:
             raise StorageError("storage is closed")
-        async with pool.acquire() as conn, conn.transaction(**options):
-            yield PgConn(conn)
+        began = self.availability.begin()
+        try:
+            conn = await pool.acquire()
+        except Exception as exc:
+            if not is_unavailable(exc):
+                raise
+            raise self._unavailable(began, exc) from exc
+        try:
+            if self._server_clock is not None and self._server_clock.is_due:
+                await self._server_clock.read(conn)
+            async with conn.transaction(**options):
+                yield PgConn(conn)
+        except Exception as exc:
+            # A connection cut in the middle of a statement can also surface as asyncpg's own
+            # confusion about its state: what counts is that the connection is gone.
+            if not (is_unavailable(exc) or conn.is_closed()):
+                raise
+            raise self._unavailable(began, exc) from exc
+        finally:
+            # A connection that broke after its work is done (resetting it failed) is
+            # terminated and replaced by the pool: the transaction's outcome stands.
+            with contextlib.suppress(Exception):
+                await pool.release(conn)
+        self.availability.answered(began)
+
+    def _unavailable(self, began: float, exc: BaseException) -> StorageUnavailable:
+        self.availability.failed(began, exc)
+        return StorageUnavailable(describe(exc))
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[Conn]:
@@ -92,6 +166,24 @@ class PgDatabase:
     def read(self) -> AbstractAsyncContextManager[Conn]:
         """A read transaction: every query in it sees one snapshot."""
         return self._transaction(isolation="repeatable_read", readonly=True)
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the server cannot be reached now (refused, restarting, shut down,
+    the connection cut), rather than that the statement was wrong."""
+    if isinstance(exc, (OSError, TimeoutError, asyncpg.PostgresConnectionError)):
+        return True
+    if isinstance(
+        exc,
+        (
+            asyncpg.CannotConnectNowError,
+            asyncpg.AdminShutdownError,
+            asyncpg.CrashShutdownError,
+            asyncpg.TooManyConnectionsError,
+        ),
+    ):
+        return True
+    return isinstance(exc, asyncpg.InterfaceError) and "closed" in str(exc)
 
 
 def _constraint_error(exc: asyncpg.IntegrityConstraintViolationError) -> StorageError:

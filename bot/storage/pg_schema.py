@@ -268,3 +268,22 @@ CREATE TABLE timers (
 );
 CREATE INDEX timers_due ON timers (due_at);
 """
+
+V9 = """
+ALTER TABLE seats DROP COLUMN notice_message_id;
+"""
+
+V10 = """
+ALTER TABLE timers ADD COLUMN paused_left DOUBLE PRECISION;
+CREATE TABLE pauses (
+    name  TEXT PRIMARY KEY,
+    since DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE updates (
+    update_id BIGINT PRIMARY KEY,
+    taken_by  TEXT NOT NULL,
+    taken_at  DOUBLE PRECISION NOT NULL,
+    done      SMALLINT NOT NULL DEFAULT 0 CHECK (done IN (0, 1))
+);
+CREATE INDEX updates_taken ON updates (taken_at);
+"""

@@ -93,9 +93,8 @@ class SeatRecord:
     user_id: int | None
     name: str
     ai_level: str | None = None
-    """``"random"``/``"basic"``/``"strong"`` for computer players, else None."""
+    """A computer player's level (one of ``kozel_rules.ai.LEVELS``), else None."""
     hand_message_id: int | None = None
-    notice_message_id: int | None = None
     timeouts: int = 0
     """Timeouts in a row."""
     away: bool = False

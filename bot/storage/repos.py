@@ -29,6 +29,7 @@ from bot.storage.records import (
     UserRecord,
 )
 from bot.storage.timers import Timer
+from bot.storage.updates import Taken
 
 
 class UserRepo(Protocol):
@@ -113,10 +114,13 @@ class TableRepo(Protocol):
         selection: Sequence[str],
         *,
         active_at: float | None,
+        expected_version: int,
         owe: Sequence[Owed] = (),
     ) -> None:
         """Write one seat's chosen cards and ``active_at`` and add ``owe``, in one small
-        transaction: the table's other fields, its match and its version stay as they are."""
+        transaction, if the stored version is ``expected_version`` (else
+        ``StaleVersionError``, writing nothing): the table's other fields, its match and its
+        version stay as they are."""
         ...
 
     async def save(
@@ -256,9 +260,9 @@ class OutboxRepo(Protocol):
         """Rows that may go now, by priority, oldest first."""
         ...
 
-    async def held(self, now: float) -> dict[int, int]:
-        """Chats whose posts wait for a retry, with the oldest one's id (posts after it and new
-        messages wait too)."""
+    async def held(self, now: float) -> dict[tuple[int, int | None], int]:
+        """The (chat, table)s whose posts wait for a retry, with the oldest one's id (that
+        table's posts after it and its new messages wait too)."""
         ...
 
     async def next_time(self, now: float) -> float | None:
@@ -271,6 +275,10 @@ class OutboxRepo(Protocol):
         ...
 
     async def retry(self, item: Owed, not_before: float, *, attempt: bool = True) -> None: ...
+
+    async def retry_now(self, now: float) -> int:
+        """Rows that wait after failed tries may go at once; returns how many."""
+        ...
 
     async def drop(self, item: Owed) -> None: ...
 
@@ -324,9 +332,54 @@ class TimerRepo(Protocol):
 
     async def next_time(self) -> float | None: ...
 
+    async def pause(self, kind: str, since: float) -> bool:
+        """Stop the timers of ``kind`` as of ``since``, each keeping the time it had left."""
+        ...
+
+    async def resume(self, kind: str) -> float | None:
+        """Run them again; since when they were paused (None: they were not)."""
+        ...
+
+    async def paused(self, kind: str) -> float | None: ...
+
     async def of_table(self, table_id: int) -> list[Timer]: ...
 
     async def tables(self) -> set[int]: ...
+
+
+class UpdateRepo(Protocol):
+    """The Telegram updates taken lately (see ``updates``)."""
+
+    async def take(self, update_id: int, holder: str, *, stale_after: float) -> Taken: ...
+
+    async def finish(self, update_id: int) -> None: ...
+
+    async def give_back(self, update_id: int, holder: str) -> None: ...
+
+    async def forget(self, before: float) -> int: ...
+
+
+class ProcessLock(Protocol):
+    """A lock on the database that lives as long as its holder's process: the system frees it
+    the moment the process dies (a PostgreSQL session's advisory lock, a file lock beside the
+    SQLite file), so that a standby takes over at once."""
+
+    async def take(self, holder: str) -> bool:
+        """Take it if it is free (``holder`` is what others are told); True if ours now."""
+        ...
+
+    async def held(self) -> bool:
+        """Whether it is still ours (False after the database cut the session that held it);
+        raises ``StorageUnavailable`` while that cannot be told."""
+        ...
+
+    async def holder(self) -> str | None:
+        """Who holds it, as they said when they took it (None: nobody, or unknown)."""
+        ...
+
+    async def release(self) -> None:
+        """Give it up (a clean stop). Never raises."""
+        ...
 
 
 class Storage(Protocol):
@@ -357,9 +410,23 @@ class Storage(Protocol):
     @property
     def timers(self) -> TimerRepo: ...
 
-    async def watch_tables(self, on_change: Callable[[int], None]) -> None:
-        """Call ``on_change(table_id)`` when any process saves a table (where the database can
-        tell: PostgreSQL's notifications; a no-op on SQLite)."""
+    @property
+    def updates(self) -> UpdateRepo: ...
+
+    def process_lock(self) -> ProcessLock:
+        """The lock that makes a process the database's one polling bot."""
+        ...
+
+    async def listen(self, on_change: Callable[[int | None], None]) -> None:
+        """Run until cancelled: call ``on_change(table_id)`` whenever any process saves a table
+        (where the database can tell: PostgreSQL's notifications), and ``on_change(None)``
+        after a gap in which some may have been missed (the connection was lost and is
+        back). On SQLite there is nobody to hear: it only waits."""
+        ...
+
+    @property
+    def listening(self) -> bool:
+        """Whether ``listen`` hears the database now (always, where there is nothing to hear)."""
         ...
 
     async def close(self) -> None: ...

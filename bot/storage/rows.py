@@ -191,8 +191,8 @@ def table_values(table: TableRecord) -> tuple[Any, ...]:
 
 
 SEAT_COLUMNS = (
-    "table_id, seat, user_id, name, ai_level, hand_message_id, notice_message_id, "
-    "timeouts, away, deadline, selection, active_at, left_user_id, active, replaced"
+    "table_id, seat, user_id, name, ai_level, hand_message_id, timeouts, away, "
+    "deadline, selection, active_at, left_user_id, active, replaced"
 )
 """``active`` copies whether the table is active: a unique index keeps a person's active seats
 to one (``SCHEMA_V4``)."""
@@ -208,7 +208,6 @@ def seat_from_row(row: Row) -> SeatRecord:
         name=str(row["name"]),
         ai_level=opt_str(row["ai_level"]),
         hand_message_id=opt_int(row["hand_message_id"]),
-        notice_message_id=opt_int(row["notice_message_id"]),
         timeouts=int(row["timeouts"]),
         away=bool(row["away"]),
         deadline=opt_float(row["deadline"]),
@@ -229,7 +228,6 @@ def seat_rows(table_id: int, seats: Iterable[SeatRecord], *, active: bool) -> li
             seat.name,
             seat.ai_level,
             seat.hand_message_id,
-            seat.notice_message_id,
             seat.timeouts,
             int(seat.away),
             seat.deadline,

@@ -6,6 +6,7 @@ import time
 
 from bot.storage.conn import Clock
 from bot.storage.db import SqliteDatabase
+from bot.storage.locks import FileLock
 from bot.storage.parts import Repositories
 
 
@@ -30,3 +31,7 @@ class SqliteStorage(Repositories):
     @property
     def path(self) -> str:
         return self._path
+
+    def process_lock(self) -> FileLock:
+        """``flock`` beside the database file (one machine: SQLite's own reach)."""
+        return FileLock(None if self._path == ":memory:" else self._path)

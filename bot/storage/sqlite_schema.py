@@ -287,3 +287,28 @@ CREATE TABLE timers (
 ) WITHOUT ROWID;
 CREATE INDEX timers_due ON timers (due_at);
 """
+
+# A turn notice was a message of its own until the hand carried the turn; its column was only
+# ever cleared since. Such an old notice, if any is left, stays in the chat.
+SCHEMA_V9 = """
+ALTER TABLE seats DROP COLUMN notice_message_id;
+"""
+
+# While Telegram cannot be reached, people cannot move: their turn timers stop (``pauses`` says
+# since when), each keeping the seconds it had left (``paused_left``) until it runs again. And
+# the updates the bot took lately, so that one Telegram delivers twice (to two workers, say)
+# is handled once: ``done`` once handled, else taken at ``taken_at`` by ``taken_by``.
+SCHEMA_V10 = """
+ALTER TABLE timers ADD COLUMN paused_left REAL;
+CREATE TABLE pauses (
+    name  TEXT PRIMARY KEY,
+    since REAL NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE updates (
+    update_id INTEGER PRIMARY KEY,
+    taken_by  TEXT NOT NULL,
+    taken_at  REAL NOT NULL,
+    done      INTEGER NOT NULL DEFAULT 0 CHECK (done IN (0, 1))
+);
+CREATE INDEX updates_taken ON updates (taken_at);
+"""

@@ -80,7 +80,7 @@ class Tables:
                 _INSERT_SEATS, seat_rows(table_id, table.seats, active=table.is_active)
             )
             await outbox.owe(conn, [replace(item, table_id=table_id) for item in owe], now)
-            await table_timers.replace(conn, table_id, timers)
+            await table_timers.replace(conn, table_id, timers, now)
         table.id = table_id
         table.version = version
         table.created_at = now
@@ -127,16 +127,26 @@ class Tables:
         selection: Sequence[str],
         *,
         active_at: float | None,
+        expected_version: int,
         owe: Sequence[Owed] = (),
     ) -> None:
-        """Write one seat's chosen cards (and when it pressed) with what that owes: neither the
-        table nor its match is rewritten, and the version stays."""
+        """Write one seat's chosen cards (and when it pressed) with what that owes, if the
+        table is still at ``expected_version`` (else ``StaleVersionError``, nothing written):
+        neither the table nor its match is rewritten, and the version stays."""
         now = self._db.clock()
         async with self._db.write() as conn:
-            await conn.execute(
-                "UPDATE seats SET selection = ?, active_at = ? WHERE table_id = ? AND seat = ?",
-                (dump(list(selection)), active_at, table_id, seat),
+            changed = await conn.execute(
+                "UPDATE seats SET selection = ?, active_at = ? WHERE table_id = ? AND seat = ? "
+                "AND EXISTS (SELECT 1 FROM game_tables WHERE id = ? AND version = ?)",
+                (dump(list(selection)), active_at, table_id, seat, table_id, expected_version),
             )
+            if not changed:
+                row = await conn.fetchone(
+                    "SELECT version FROM game_tables WHERE id = ?", (table_id,)
+                )
+                if row is None:
+                    raise TableNotFoundError(f"no table {table_id}")
+                raise StaleVersionError(table_id, expected_version, int(row["version"]))
             await outbox.owe(conn, owe, now)
             await _notify(conn, table_id)
 
@@ -178,7 +188,7 @@ class Tables:
                 await self._ladder.record_in(conn, match, rate)
             await outbox.owe(conn, owe, now)
             if timers is not None:
-                await table_timers.replace(conn, table.id, timers)
+                await table_timers.replace(conn, table.id, timers, now)
             await _notify(conn, table.id)
         table.version = version
         table.updated_at = now

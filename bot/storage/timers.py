@@ -31,17 +31,27 @@ class Timer:
 _COLUMNS = "table_id, slot, kind, ply, seat, due_at"
 
 
-async def replace(conn: Conn, table_id: int, timers: Sequence[Timer]) -> None:
+async def replace(conn: Conn, table_id: int, timers: Sequence[Timer], now: float) -> None:
     """Make ``timers`` the table's only ones, inside the caller's transaction."""
     await conn.execute("DELETE FROM timers WHERE table_id = ?", (table_id,))
-    await _insert(conn, table_id, timers)
+    await _insert(conn, table_id, timers, now)
 
 
-async def _insert(conn: Conn, table_id: int, timers: Sequence[Timer]) -> None:
+async def _insert(conn: Conn, table_id: int, timers: Sequence[Timer], now: float) -> None:
     await conn.executemany(
         f"INSERT INTO timers ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
         [(table_id, t.slot, t.kind, t.ply, t.seat, t.due_at) for t in timers],
     )
+    if timers:
+        # A kind that is paused now is paused from the start: it keeps all its time.
+        await conn.execute(
+            f"UPDATE timers SET paused_left = {_LEFT} WHERE table_id = ? AND paused_left IS NULL "
+            "AND kind IN (SELECT name FROM pauses)",
+            (now, now, table_id),
+        )
+
+
+_LEFT = "CASE WHEN due_at > ? THEN due_at - ? ELSE 0 END"  # seconds left at a time
 
 
 def _timer(row: Row) -> Timer:
@@ -61,12 +71,13 @@ class Timers:
 
     async def put(self, table_id: int, timers: Sequence[Timer]) -> None:
         """Set these slots of the table (others stay)."""
+        now = self._db.clock()
         async with self._db.write() as conn:
             for timer in timers:
                 await conn.execute(
                     "DELETE FROM timers WHERE table_id = ? AND slot = ?", (table_id, timer.slot)
                 )
-            await _insert(conn, table_id, timers)
+            await _insert(conn, table_id, timers, now)
 
     async def claim(self, holder: str, seconds: float, limit: int = 16) -> list[Timer]:
         """Claim up to ``limit`` due timers nobody holds (or whose claim ran out), soonest
@@ -79,6 +90,7 @@ class Timers:
                  WHERE (table_id, slot) IN (
                        SELECT table_id, slot FROM timers
                         WHERE due_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
+                          AND paused_left IS NULL
                         ORDER BY due_at LIMIT ?{conn.dialect.skip_locked})
                 RETURNING {_COLUMNS}
                 """,
@@ -110,13 +122,66 @@ class Timers:
         claim to run out (None: no timers)."""
         async with self._db.read() as conn:
             row = await conn.fetchone(
-                "SELECT (SELECT min(due_at) FROM timers WHERE claimed_until IS NULL) AS free, "
-                "(SELECT min(claimed_until) FROM timers WHERE claimed_until IS NOT NULL) AS held"
+                "SELECT (SELECT min(due_at) FROM timers "
+                "        WHERE claimed_until IS NULL AND paused_left IS NULL) AS free, "
+                "(SELECT min(claimed_until) FROM timers "
+                " WHERE claimed_until IS NOT NULL AND paused_left IS NULL) AS held"
             )
         if row is None:
             return None
         times = [float(v) for v in (row["free"], row["held"]) if v is not None]
         return min(times) if times else None
+
+    async def pause(self, kind: str, since: float) -> bool:
+        """Stop the timers of ``kind`` as of ``since`` (epoch seconds): each keeps the seconds
+        it had left then, and one set meanwhile is stopped too, until ``resume``. False if
+        that kind was paused already (since earlier)."""
+        async with self._db.write() as conn:
+            added = await conn.execute(
+                "INSERT INTO pauses (name, since) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                (kind, since),
+            )
+            if not added:
+                return False
+            await conn.execute(
+                f"UPDATE timers SET paused_left = {_LEFT} WHERE kind = ? AND paused_left IS NULL",
+                (since, since, kind),
+            )
+        return True
+
+    async def resume(self, kind: str) -> float | None:
+        """Run the timers of ``kind`` again, each with the time it had left (and a seat's
+        deadline with its timer); returns since when they were paused (None: they were not)."""
+        now = self._db.clock()
+        async with self._db.write() as conn:
+            row = await conn.fetchone("SELECT since FROM pauses WHERE name = ?", (kind,))
+            if row is None:
+                return None
+            await conn.execute(
+                "UPDATE timers SET due_at = ? + paused_left, paused_left = NULL "
+                "WHERE kind = ? AND paused_left IS NOT NULL",
+                (now, kind),
+            )
+            # The seat's deadline (what the Mini App counts down) follows its timer.
+            await conn.execute(
+                """
+                UPDATE seats SET deadline = (
+                       SELECT t.due_at FROM timers AS t
+                        WHERE t.table_id = seats.table_id AND t.seat = seats.seat AND t.kind = ?)
+                 WHERE deadline IS NOT NULL AND EXISTS (
+                       SELECT 1 FROM timers AS t
+                        WHERE t.table_id = seats.table_id AND t.seat = seats.seat AND t.kind = ?)
+                """,
+                (kind, kind),
+            )
+            await conn.execute("DELETE FROM pauses WHERE name = ?", (kind,))
+        return float(row["since"])
+
+    async def paused(self, kind: str) -> float | None:
+        """Since when the timers of ``kind`` are paused (None: they run)."""
+        async with self._db.read() as conn:
+            row = await conn.fetchone("SELECT since FROM pauses WHERE name = ?", (kind,))
+        return None if row is None else float(row["since"])
 
     async def of_table(self, table_id: int) -> list[Timer]:
         async with self._db.read() as conn:

@@ -7,6 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from telegram import (
+    Bot,
     CallbackQuery,
     ChatMember,
     ChatMemberRestricted,
@@ -16,7 +17,6 @@ from telegram import (
 )
 from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError, TimedOut
-from telegram.ext import ContextTypes
 
 from .. import callback
 from ..screen import Screen, fit_html, fit_plain, plain
@@ -25,18 +25,17 @@ from ..service.core import Core
 from ..service.people import remember, user_t
 from ..service.ports import ChatInfo, Person, Shared
 from ..service.reply import IsAdmin, IsMember, Press, Reply
+from ..service.webapp import GroupMember
+from ..storage import StorageUnavailable
 from .io import markup
 from .routes import ROUTES
+from .runtime import Context
 
 log = logging.getLogger(__name__)
 
-Context = ContextTypes.DEFAULT_TYPE
-
 
 def core_of(context: Context) -> Core:
-    core = context.bot_data["core"]
-    assert isinstance(core, Core)
-    return core
+    return context.bot_data.core
 
 
 def person_of(update: Update) -> Person:
@@ -101,11 +100,20 @@ def member_check(update: Update, context: Context) -> IsMember:
         user = update.effective_user
         if user is None:
             return False
+        return bool(await group_member(context.bot)(chat_id, user.id))
+
+    return is_member
+
+
+def group_member(bot: Bot) -> GroupMember:
+    """Asks Telegram whether a user is in a group (None: Telegram could not say)."""
+
+    async def is_member(chat_id: int, user_id: int) -> bool | None:
         try:
-            member = await context.bot.get_chat_member(chat_id, user.id)
+            member = await bot.get_chat_member(chat_id, user_id)
         except TelegramError as err:
             log.info("getChatMember failed in %s: %s", chat_id, err)
-            return False
+            return None
         if isinstance(member, ChatMemberRestricted):
             return member.is_member
         return member.status in (ChatMember.MEMBER, ChatMember.ADMINISTRATOR, ChatMember.OWNER)
@@ -323,4 +331,20 @@ async def on_member(update: Update, context: Context) -> None:
 
 
 async def on_error(update: object, context: Context) -> None:
-    log.error("unexpected error while handling %s", update, exc_info=context.error)
+    """One place for every handler's failure: a webhook post of this update is answered with
+    an error (Telegram sends it again). The database or Telegram being away is said once
+    elsewhere (the store, ``service.reach``): here it is one quiet line, not a traceback."""
+    error = context.error
+    if isinstance(update, Update):
+        context.bot_data.failures.add(update.update_id)
+    away = isinstance(error, StorageUnavailable) or (
+        isinstance(error, NetworkError) and not isinstance(error, BadRequest)
+    )
+    if away:
+        log.info("update %s not handled now: %s", _update_id(update), error)
+        return
+    log.error("unexpected error while handling %s", update, exc_info=error)
+
+
+def _update_id(update: object) -> object:
+    return update.update_id if isinstance(update, Update) else update

@@ -1,4 +1,4 @@
-"""The service's ports implemented with python-telegram-bot: sending, editing, scheduling."""
+"""The service's messenger port implemented with python-telegram-bot: sending, editing, deleting."""
 
 from __future__ import annotations
 

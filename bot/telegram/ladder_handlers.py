@@ -10,22 +10,20 @@ import logging
 import re
 
 from telegram import Message, MessageEntity, Update
-from telegram.ext import (
-    Application,
-    CommandHandler,
-)
+from telegram.ext import CommandHandler
 
 from ..service import ladder
 from ..service.ladder import StatsTarget
 from ..service.ports import Person
-from .handlers import Context, admin_check, chat_of, core_of, person_of, reply
+from .handlers import admin_check, chat_of, core_of, person_of, reply
+from .runtime import App, Context
 
 log = logging.getLogger(__name__)
 
 _USERNAME = re.compile(r"^@?([A-Za-z0-9_]{4,32})$")
 
 
-def register(app: Application) -> None:  # type: ignore[type-arg]
+def register(app: App) -> None:
     app.add_handler(CommandHandler("top", top_command))
     app.add_handler(CommandHandler("stats", stats_command))
     app.add_handler(CommandHandler("history", history_command))

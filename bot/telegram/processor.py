@@ -1,14 +1,25 @@
 """PTB's update processor with a fair share per person (``service.gate``): presses and
 commands beyond it are refused before they take any work, so they cannot fill the bot's
-concurrent update slots."""
+concurrent update slots. Every refused press is answered ("not so fast": an answer is free of
+Telegram's flood limits, and a button left spinning looks like a bot that hangs); a refused
+command gets no reply (a message would cost the chat's budget). Polled updates come here
+through PTB's queue, webhook posts through ``webhook.AppReceiver``.
+
+The refusals are answered by a few tasks of their own, outside the update slots and with
+few connections at once: a flood of them can neither hold the slots nor take every connection
+to Telegram from the answers everybody else waits for.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from telegram import Update
+from telegram import CallbackQuery, Update
 from telegram.error import TelegramError
 from telegram.ext import BaseUpdateProcessor
 
@@ -18,6 +29,10 @@ from ..service.gate import Gate, Verdict
 log = logging.getLogger(__name__)
 
 SLOTS = 256  # updates handled at once (PTB's default for concurrent updates)
+ANSWERERS = 2  # refused presses answered at once
+WAITING = 4096  # refused presses waiting for their answer (beyond: the flood is not answered)
+ANSWERABLE = 14.0  # seconds Telegram takes an answer to a press (15): older ones are skipped
+SLOW_DOWN_CACHE = 2  # seconds the client shows the refusal again for the same button itself
 
 
 class FairProcessor(BaseUpdateProcessor):
@@ -25,6 +40,8 @@ class FairProcessor(BaseUpdateProcessor):
         super().__init__(SLOTS)
         self.gate = gate
         self.refused = 0  # presses and commands refused so far (logs, tests)
+        self._refusals: asyncio.Queue[tuple[float, CallbackQuery]] | None = None
+        self._answerers: list[asyncio.Task[None]] = []
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         user_id = _gated_user(update)
@@ -41,14 +58,35 @@ class FairProcessor(BaseUpdateProcessor):
         _close(coroutine)
         self.refused += 1
         assert isinstance(update, Update)
-        if verdict is Verdict.WARN and update.callback_query is not None:
-            await _slow_down(update)
+        if update.callback_query is not None:
+            self._refuse(update.callback_query)
+
+    def _refuse(self, query: CallbackQuery) -> None:
+        if self._refusals is None:
+            return  # not running
+        with contextlib.suppress(asyncio.QueueFull):  # a flood beyond any person's pace
+            self._refusals.put_nowait((time.monotonic(), query))
 
     async def initialize(self) -> None:
-        """Nothing to set up."""
+        self._refusals = asyncio.Queue(WAITING)
+        self._answerers = [
+            asyncio.create_task(self._answer_refusals(), name="refusal answers")
+            for _ in range(ANSWERERS)
+        ]
 
     async def shutdown(self) -> None:
-        """Nothing to free."""
+        for task in self._answerers:
+            task.cancel()
+        if self._answerers:
+            await asyncio.wait(self._answerers)
+        self._answerers, self._refusals = [], None
+
+    async def _answer_refusals(self) -> None:
+        assert self._refusals is not None
+        while True:
+            at, query = await self._refusals.get()
+            if time.monotonic() - at < ANSWERABLE:
+                await _slow_down(query)
 
 
 def _gated_user(update: object) -> int | None:
@@ -62,13 +100,14 @@ def _gated_user(update: object) -> int | None:
     return update.effective_user.id
 
 
-async def _slow_down(update: Update) -> None:
-    query = update.callback_query
-    assert query is not None
+async def _slow_down(query: CallbackQuery) -> None:
     # The user's own setting would cost a database read: Telegram's language is free.
     t = get_translator(negotiate(query.from_user.language_code))
     try:
-        await query.answer(t._("Not so fast, please: wait a moment and press again."))
+        # Cached by the client: the same button pressed again at once is refused by Telegram's
+        # app itself, without another update (nor another answer) for the bot.
+        text = t._("Not so fast, please: wait a moment and press again.")
+        await query.answer(text, cache_time=SLOW_DOWN_CACHE)
     except TelegramError as err:
         log.debug("could not ask %s to slow down: %s", query.from_user.id, err)
 

@@ -1,41 +1,38 @@
 """Webhook mode: Telegram POSTs each update to the bot's web server (PTB's custom-webhook way).
 
-The application is built with ``updater(None)``; the route below checks Telegram's secret
-header, parses the update and processes it before answering, so an update the bot could not
-take (it was starting, or it failed) is answered with an error and Telegram sends it again.
+The application is built with ``updater(None)``, and ``lifespan`` sets the webhook once the
+server listens. The route checks Telegram's secret header, parses the update, takes it in the
+database (``UpdateRepo``: an update Telegram delivers twice, to this worker or another, is
+handled once) and handles it before answering, through the same fair-share gate as polled
+updates (``processor``). An update the bot could not take (it was starting, the database was
+away, a handler failed) is answered with an error, and Telegram sends it again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import json
 import logging
-import signal
-import sys
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
-from typing import TypeVar
+from enum import Enum
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from aiohttp import web
-from telegram import Update
-from telegram.error import BadRequest, InvalidToken, NetworkError, RetryAfter
-from telegram.ext import Application
+from telegram import Bot, Update
 
-from ..config import Config
+from ..service.retry import until_stored
+from ..storage import StorageUnavailable, Taken, UpdateRepo
+from .runtime import App, Failures
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
-RECENT_UPDATES = 4096  # update ids remembered, so a delivery Telegram repeats is taken once
-MAX_RETRY_PAUSE = 30.0
-
-
-class StartupError(Exception):
-    """The bot cannot start as configured; the message is one line for the operator."""
+STALE_AFTER = 60.0  # seconds after which an update taken but never finished (its worker died)
+# may be taken again
+BODY_TIMEOUT = 10.0  # seconds Telegram has to send an update's body (a trickle is refused)
 
 
 def secret_matches(given: str | None, secret: str) -> bool:
@@ -50,140 +47,141 @@ def webhook_path(url: str) -> str:
     return urlsplit(url).path or "/"
 
 
-class _Recent:
-    """The last few update ids taken (oldest forgotten first)."""
+class Outcome(Enum):
+    """What the route answers Telegram."""
 
-    def __init__(self, size: int) -> None:
-        self._ids: OrderedDict[int, None] = OrderedDict()
-        self._size = size
-
-    def add(self, update_id: int) -> bool:
-        """False when the id was already taken."""
-        if update_id in self._ids:
-            return False
-        self._ids[update_id] = None
-        if len(self._ids) > self._size:
-            self._ids.popitem(last=False)
-        return True
-
-    def discard(self, update_id: int) -> None:
-        self._ids.pop(update_id, None)
+    DONE = 200  # taken (handled, refused by the fair share, or handled already)
+    AGAIN = 503  # not now (starting, the database away, another worker on it): send it again
+    FAILED = 500  # a handler failed: send it again
 
 
-def routes(application: Application, *, path: str, secret: str) -> list[web.RouteDef]:  # type: ignore[type-arg]
-    recent = _Recent(RECENT_UPDATES)
+class Receiver(Protocol):
+    """What the route needs of the bot: whether it runs, its Bot, and handling an update."""
 
+    @property
+    def running(self) -> bool: ...
+
+    @property
+    def bot(self) -> Bot: ...
+
+    async def handle(self, update: Update) -> Outcome: ...
+
+
+class Intake:
+    """One update, once among the workers: taken in the database (``UpdateRepo``) before it
+    is handled, finished after, given back if handling failed (Telegram sends it again). The
+    booking after the handling is done in the background, through a moment without the
+    database: an update left taken would be refused as "another worker's" until it is stale."""
+
+    def __init__(
+        self,
+        updates: UpdateRepo | None,
+        process: Callable[[Update], Awaitable[bool]],
+        *,
+        holder: str = "",
+    ):
+        self._updates = updates
+        self._process = process  # False: a handler failed
+        self._holder = holder
+        self._booking: set[asyncio.Task[None]] = set()
+
+    async def __call__(self, update: Update) -> Outcome:
+        updates, update_id = self._updates, update.update_id
+        if updates is not None:
+            try:
+                taken = await updates.take(update_id, self._holder, stale_after=STALE_AFTER)
+            except StorageUnavailable:
+                # Taken or not (the answer may have been lost): free it once the database is
+                # back, so that Telegram's next delivery finds it free.
+                await self._book(lambda: updates.give_back(update_id, self._holder))
+                return Outcome.AGAIN
+            if taken is Taken.DONE:
+                return Outcome.DONE  # a repeated delivery: handled already
+            if taken is Taken.BUSY:
+                return Outcome.AGAIN  # another worker is on it
+        if not await self._process(update):
+            if updates is not None:
+                await self._book(lambda: updates.give_back(update_id, self._holder))
+            log.info("update %d failed; Telegram will send it again", update_id)
+            return Outcome.FAILED
+        if updates is not None:
+            await self._book(lambda: updates.finish(update_id))
+        return Outcome.DONE
+
+    async def _book(self, step: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await step()
+        except StorageUnavailable:
+            task = asyncio.create_task(self._booked(step))
+            self._booking.add(task)
+            task.add_done_callback(self._booking.discard)
+
+    async def _booked(self, step: Callable[[], Awaitable[None]]) -> None:
+        with contextlib.suppress(StorageUnavailable):  # then it goes stale (STALE_AFTER)
+            await until_stored(step, within=STALE_AFTER)
+
+
+class AppReceiver:
+    """PTB's application as the route's ``Receiver``: an update goes through the update
+    processor (the fair-share gate) as polled ones do; one it lets through is taken
+    (``Intake``) and handled by PTB's handlers. A refused one costs no database write."""
+
+    def __init__(
+        self, app: App, failures: Failures, updates: UpdateRepo | None, *, holder: str
+    ) -> None:
+        self._app = app
+        self._failures = failures
+        self._intake = Intake(updates, self._process, holder=holder)
+
+    @property
+    def running(self) -> bool:
+        return self._app.running
+
+    @property
+    def bot(self) -> Bot:
+        return self._app.bot
+
+    async def handle(self, update: Update) -> Outcome:
+        outcome = Outcome.DONE  # unless the gate lets it through: refused, and answered
+
+        async def admitted() -> None:
+            nonlocal outcome
+            outcome = await self._intake(update)
+
+        await self._app.update_processor.process_update(update, admitted())
+        return outcome
+
+    async def _process(self, update: Update) -> bool:
+        await self._app.process_update(update)
+        return not self._failures.pop(update.update_id)
+
+
+def routes(receiver: Receiver, *, path: str, secret: str) -> list[web.RouteDef]:
     async def receive(request: web.Request) -> web.Response:
         if not secret_matches(request.headers.get(SECRET_HEADER), secret):
             return web.Response(status=401, text="unauthorized\n")
-        if not application.running:  # still starting or stopping: Telegram will retry
-            return web.Response(status=503, text="starting\n", headers={"Retry-After": "1"})
+        if not receiver.running:  # still starting or stopping: Telegram will retry
+            return _again("starting")
         try:
-            data = json.loads(await request.read())
+            async with asyncio.timeout(BODY_TIMEOUT):
+                body = await request.read()
+            data = json.loads(body)
             if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
                 raise ValueError("not an update")
-            update = Update.de_json(data, application.bot)
+            update = Update.de_json(data, receiver.bot)
+        except TimeoutError:
+            return web.Response(status=408, text="too slow\n")
         except Exception:  # any malformed body: refuse it, change nothing
             return web.Response(status=400, text="not a Telegram update\n")
-        if not recent.add(update.update_id):
-            return web.Response(text="ok\n")  # a repeated delivery: already taken
-        try:
-            await application.process_update(update)
-        except Exception:
-            recent.discard(update.update_id)
-            log.exception("update %d failed; Telegram will send it again", update.update_id)
+        outcome = await receiver.handle(update)
+        if outcome is Outcome.AGAIN:
+            return _again("not now")
+        if outcome is Outcome.FAILED:
             return web.Response(status=500, text="failed\n")
         return web.Response(text="ok\n")
 
     return [web.post(path, receive)]
 
 
-def run(application: Application, config: Config, rejected: Callable[[], int]) -> int:  # type: ignore[type-arg]
-    """Serve in webhook mode until SIGTERM/SIGINT; returns the exit status."""
-    try:
-        return asyncio.run(_serve(application, config, rejected))
-    except StartupError as err:
-        print(f"kozel-bot: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 0
-
-
-async def _serve(application: Application, config: Config, rejected: Callable[[], int]) -> int:  # type: ignore[type-arg]
-    assert config.webhook_url is not None and config.webhook_secret is not None
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    try:
-        if not await _retrying(application.initialize, stop, config):
-            return 0
-    except InvalidToken:
-        return rejected()
-    try:
-        if application.post_init is not None:
-            await application.post_init(application)  # storage, core, web server with the route
-        await application.start()
-        url, secret = config.webhook_url, config.webhook_secret
-
-        async def set_webhook() -> None:
-            await application.bot.set_webhook(
-                url, secret_token=secret, allowed_updates=Update.ALL_TYPES
-            )
-
-        try:
-            if not await _retrying(set_webhook, stop, config):
-                return 0
-        except BadRequest as err:
-            raise StartupError(
-                f"Telegram refused the webhook URL {config.webhook_url}: {err.message}"
-            ) from None
-        log.info("webhook set to %s; listening", config.webhook_url)
-        await stop.wait()
-        return 0
-    finally:
-        await _shutdown(application)
-
-
-async def _shutdown(application: Application) -> None:  # type: ignore[type-arg]
-    web_server = application.bot_data.get("web")
-    if web_server is not None:
-        await web_server.stop()  # first: no update is taken that would not be processed
-    if application.running:
-        await application.stop()
-    if application.post_stop is not None:
-        await application.post_stop(application)  # as run_polling does: before shutdown
-    await application.shutdown()
-    if application.post_shutdown is not None:
-        await application.post_shutdown(application)
-
-
-async def _retrying(call: Callable[[], Awaitable[T]], stop: asyncio.Event, config: Config) -> bool:
-    """Call until Telegram answers (pauses growing to 30 s); False when stopped meanwhile.
-
-    ``call`` is called again on every attempt, so it must make a new request each time."""
-    pause, said = 1.0, False
-    while True:
-        try:
-            await call()
-            return True
-        except RetryAfter as err:
-            after = err.retry_after
-            wait = after.total_seconds() if isinstance(after, timedelta) else float(after)
-        except BadRequest:
-            raise
-        except NetworkError as err:
-            if not said:
-                print(
-                    f"kozel-bot: Telegram's API at {config.api_url} cannot be reached ({err}); "
-                    "retrying with backoff (at most 30 s apart) until it answers",
-                    file=sys.stderr,
-                    flush=True,
-                )
-                said = True
-            wait, pause = pause, min(pause * 2, MAX_RETRY_PAUSE)
-        try:
-            await asyncio.wait_for(stop.wait(), wait)
-            return False
-        except TimeoutError:
-            pass
+def _again(why: str) -> web.Response:
+    return web.Response(status=503, text=f"{why}\n", headers={"Retry-After": "1"})

@@ -65,7 +65,8 @@ def check_init_data(
     if len(fields) != len(pairs):
         raise InitDataError("a field is repeated")
     given = fields.get("hash", "")
-    if not hmac.compare_digest(sign(fields, token), given):
+    # As bytes: a forged hash may hold any characters (compare_digest refuses non-ASCII str).
+    if not hmac.compare_digest(sign(fields, token).encode(), given.encode()):
         raise InitDataError("bad hash")
     try:
         auth_date = int(fields.get("auth_date", ""))

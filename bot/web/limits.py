@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from ..bucket import TokenBucket
+from ..lru import LRU
 
 RATE = 10.0  # requests per second a player may keep up
 BURST = 30.0  # ... and in one go (a page opening asks a few things at once)
@@ -13,13 +14,11 @@ class RateLimit:
     def __init__(self, rate: float = RATE, burst: float = BURST) -> None:
         self._rate = rate
         self._burst = burst
-        self._buckets: OrderedDict[int, tuple[float, float]] = OrderedDict()
+        self._buckets: LRU[int, TokenBucket] = LRU(KEPT)
 
     def allow(self, key: int, now: float) -> bool:
-        tokens, at = self._buckets.pop(key, (self._burst, now))
-        tokens = min(self._burst, tokens + (now - at) * self._rate)
-        allowed = tokens >= 1.0
-        self._buckets[key] = (tokens - 1.0 if allowed else tokens, now)
-        while len(self._buckets) > KEPT:
-            self._buckets.popitem(last=False)
-        return allowed
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = TokenBucket(self._rate, self._burst, now)
+            self._buckets.put(key, bucket)
+        return bucket.take(now)

@@ -1,9 +1,11 @@
 """The Mini App's HTTP side: the page, its API and its live event stream (aiohttp routes).
 
 Every API call carries the raw ``initData`` in the ``X-Telegram-Init-Data`` header; it is
-checked (``auth``) before anything is read, and binds the caller to their own seat. Moves go
-through the service's use cases, the same as the hand's buttons. The stream pushes the seat's
-state after every committed change of its table (``Core.live``), with no Telegram call.
+checked (``auth``) before anything is read, and binds the caller to their own seat, or, for a
+member of the table's group who has none, to the public view (a spectator; membership is
+asked of Telegram once and cached). Moves go through the service's use cases, the same as the
+hand's buttons. The stream pushes the page's state after every committed change of its table
+(``Core.live``), with no Telegram call.
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from ..service import webapp
 from ..service.core import Core
 from ..service.live import TooManyWatchers
 from ..service.ports import Person
-from .auth import InitDataError, WebUser, check_init_data
+from .auth import MAX_AGE, InitDataError, WebUser, check_init_data
 from .limits import RateLimit
-from .state import seat_state
+from .seat_json import seat_state
 from .strings import page_strings, too_many_text, unauthorized_text
 
 log = logging.getLogger(__name__)
@@ -34,24 +36,32 @@ log = logging.getLogger(__name__)
 HEADER = "X-Telegram-Init-Data"
 RECHECK = 5.0  # seconds between a stream's own looks at its table (pushes may come from elsewhere)
 MAX_BODY = 2048
-STATIC = {
-    "app.js": "application/javascript",
-    "cards.js": "application/javascript",
-    "theme.js": "application/javascript",
+BODY_TIMEOUT = 10.0  # seconds a request's body may take to arrive
+JS = "application/javascript"
+STATIC = {  # the page's ES modules and its style sheet
+    "app.js": JS,
+    "api.js": JS,
+    "model.js": JS,
+    "view.js": JS,
+    "dom.js": JS,
     "app.css": "text/css",
 }
-# The page's own files only, and Telegram's script (optional: the page works without it).
+# The page's own files, and Telegram's script, which the page loads first. Inline style is
+# allowed for Telegram Web: its script puts the client's style in a <style> element.
 CSP = (
-    "default-src 'none'; script-src 'self' https://telegram.org; style-src 'self'; "
-    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'"
+    "default-src 'none'; script-src 'self' https://telegram.org; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'"
 )
 
 
 class MiniApp:
-    def __init__(self, core: Core, token: str) -> None:
+    def __init__(self, core: Core, token: str, members: webapp.GroupMember | None = None) -> None:
+        """``members``: asks Telegram whether a user is in a group (None: nobody may watch)."""
         self.core = core
         self._token = token
         self._limit = RateLimit()
+        self.members = webapp.Members(members or _nobody)
         folder = resources.files("bot.web") / "static"
         self._files = {name: (folder / name).read_bytes() for name in [*STATIC, "app.html"]}
 
@@ -61,8 +71,10 @@ class MiniApp:
             web.get("/app/static/{name}", self.static),
             web.get("/api/state", self.state),
             web.post("/api/move", self.move),
+            web.post("/api/tap", self.tap),
             web.post("/api/back", self.back),
             web.get("/api/events", self.events),
+            web.post("/api/alive", self.alive),
         ]
 
     async def close(self) -> None:
@@ -101,32 +113,49 @@ class MiniApp:
     async def move(self, request: web.Request) -> web.Response:
         user, table_id = self._caller(request)
         body = await _body(request)
-        ply, verb, cards = body.get("ply"), body.get("verb"), body.get("cards")
-        if (
-            not isinstance(ply, int)
-            or not isinstance(verb, str)
-            or not isinstance(cards, list)
-            or not all(isinstance(c, str) for c in cards)
-            or len(cards) > 4
-        ):
+        ply, verb, cards = body.get("ply"), body.get("verb"), _cards(body.get("cards"))
+        if not isinstance(ply, int) or not isinstance(verb, str) or cards is None:
             raise web.HTTPBadRequest(text="bad move")
-        reply, made = await webapp.play(self.core, table_id, _person(user), ply, verb, cards)
+        reply, made = await webapp.move(self.core, table_id, _person(user), ply, verb, cards)
         return await self._answer(table_id, user, reply.text, made)
+
+    async def tap(self, request: web.Request) -> web.Response:
+        """A tap on a card with the page's selection: what the hand's tap rule makes of it
+        (select, refuse with the reason, or play at once; ``tap`` says which)."""
+        user, table_id = self._caller(request)
+        body = await _body(request)
+        ply, card, chosen = body.get("ply"), body.get("card"), _cards(body.get("chosen", []))
+        if not isinstance(ply, int) or not isinstance(card, str) or chosen is None:
+            raise web.HTTPBadRequest(text="bad tap")
+        done = await webapp.tap_card(self.core, table_id, _person(user), ply, card, chosen)
+        now_chosen = [str(c) for c in done.tap.chosen]
+        return await self._answer(
+            table_id, user, done.reply.text, done.ok, tap=done.tap.kind, chosen=now_chosen
+        )
 
     async def back(self, request: web.Request) -> web.Response:
         user, table_id = self._caller(request)
         reply = await webapp.come_back(self.core, table_id, _person(user))
         return await self._answer(table_id, user, reply.text, not reply.alert)
 
-    async def _answer(self, table_id: int, user: WebUser, text: str, ok: bool) -> web.Response:
+    async def _answer(
+        self, table_id: int, user: WebUser, text: str, ok: bool, **more: object
+    ) -> web.Response:
         page = await self._page(table_id, user)
-        return _json({"ok": ok, "text": text, "state": seat_state(page)})
+        return _json({"ok": ok, "text": text, **more, "state": seat_state(page)})
 
     # ---------------------------------------------------------------- live
+
+    async def alive(self, request: web.Request) -> web.Response:
+        """The page's heartbeat while it is shown: its player is watching (``_caller`` counts
+        every checked call as a sign of life; this one does nothing else)."""
+        self._caller(request)
+        return web.Response(status=204)
 
     async def events(self, request: web.Request) -> web.StreamResponse:
         user, table_id = self._caller(request)
         page = await self._page(table_id, user)
+        expires = user.auth_date + MAX_AGE  # then the stream ends: the page must prove itself
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
@@ -135,10 +164,10 @@ class MiniApp:
             }
         )
         try:
-            with self.core.live.watch(table_id, page.seat) as watcher:
+            with self.core.live.watch(table_id, page.seat, user.user_id) as watcher:
                 await response.prepare(request)
                 sent = None
-                while not watcher.closed:
+                while not watcher.closed and time.time() < expires:
                     watcher.changed.clear()
                     page = await self._page(table_id, user)
                     if page.table.version != sent:
@@ -173,13 +202,19 @@ class MiniApp:
         table = request.query.get("table") or user.start_param or ""
         if not table.isdigit() or len(table) > 12:
             raise web.HTTPBadRequest(text="no table")
+        self.core.live.alive(int(table), user.user_id)  # the page is there
         return user, int(table)
 
     async def _page(self, table_id: int, user: WebUser) -> webapp.SeatPage:
         try:
-            return await webapp.open_seat(self.core, table_id, _person(user))
+            member = self.members.of(user.user_id)
+            return await webapp.open_seat(self.core, table_id, _person(user), member)
         except webapp.NotSeated as err:
             raise _refused(403, str(err)) from None
+
+
+async def _nobody(_chat_id: int, _user_id: int) -> bool:
+    return False
 
 
 def _person(user: WebUser) -> Person:
@@ -196,13 +231,23 @@ def _unverified_language(raw: str | None) -> str:
     return negotiate(code if isinstance(code, str) else None)
 
 
+def _cards(value: object) -> list[str] | None:
+    """At most four card texts, as the page sends them (None: anything else)."""
+    if not isinstance(value, list) or len(value) > 4 or not all(isinstance(c, str) for c in value):
+        return None
+    return value
+
+
 async def _body(request: web.Request) -> dict[str, Any]:
     if request.content_length is None or request.content_length > MAX_BODY:
         raise web.HTTPRequestEntityTooLarge(
             max_size=MAX_BODY, actual_size=request.content_length or 0
         )
     try:
-        body = await request.json()
+        async with asyncio.timeout(BODY_TIMEOUT):  # a body sent a byte at a time is refused
+            body = await request.json()
+    except TimeoutError:
+        raise web.HTTPRequestTimeout(text="too slow") from None
     except ValueError:
         raise web.HTTPBadRequest(text="not JSON") from None
     if not isinstance(body, dict):

@@ -10,6 +10,11 @@ from aiohttp import web
 log = logging.getLogger(__name__)
 
 
+IDLE_TIMEOUT = 15.0  # seconds a connection may sit idle, or take to send a request's headers
+# (aiohttp closes it then; a trickle of bytes does not keep it open). An event stream that is
+# being answered is not idle: it lasts as long as its page reads it.
+
+
 class WebServer:
     """One listening socket for the webhook and the Mini App; routes are added before start."""
 
@@ -25,7 +30,7 @@ class WebServer:
         self.app.add_routes(routes)
 
     async def start(self) -> None:
-        runner = web.AppRunner(self.app, access_log=None)
+        runner = web.AppRunner(self.app, access_log=None, keepalive_timeout=IDLE_TIMEOUT)
         await runner.setup()
         site = web.TCPSite(runner, self.host, self.port)
         try:

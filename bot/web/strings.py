@@ -6,14 +6,12 @@ from ..i18n import Translator
 
 
 def page_strings(t: Translator) -> dict[str, str]:
-    """Texts the page shows by itself; ``{card}`` and ``{chat}`` are filled in by the page."""
+    """Texts the page shows by itself; ``{chat}`` and ``{name}`` are filled in by the page."""
     return {
         "reconnecting": t._("Connection lost — reconnecting…"),
         "you": t._("You"),
         # TRANSLATORS: a mark next to a seat's name in the Mini App.
         "partner": t._("partner"),
-        # TRANSLATORS: the Mini App: the seat that leads the trick on the table now.
-        "leads": t._("leads"),
         "dealer": t._("dealer"),
         "face_down": t._("a card face down"),
         "on_table": t._("On the table"),
@@ -22,10 +20,13 @@ def page_strings(t: Translator) -> dict[str, str]:
         "clear": "↺ " + t._("Clear selection"),
         "back": "🙋 " + t._("I'm back"),
         "your_turn": "🔔 " + t._("Your turn in {chat}!", chat="{chat}"),
-        "not_with": t._("{card} does not go with the cards you chose.", card="{card}"),
-        "cannot_now": t._("{card} cannot be played now.", card="{card}"),
-        "not_turn": t._("Not your turn yet."),
         "trick_taken": t._("Last trick taken by {name}:", name="{name}"),
+        # TRANSLATORS: the Mini App, shown instead of a hand to a group member who is not
+        # seated at the table: they see the table as the group does, no one's cards.
+        "watching": "👀 " + t._("You are watching this table."),
+        # TRANSLATORS: the Mini App: a button that closes a deal's result and shows the table
+        # (the next deal is already being played).
+        "next_deal": t._("Next deal"),
     }
 
 

@@ -323,21 +323,39 @@ def _lead_score(st: GameState, m: int, out: int, keep: tuple[float, ...]) -> flo
 
 
 def _follow_play(st: GameState, seat: int, own: list[CAction], keep: tuple[float, ...]) -> CAction:
+    my_side = st.side_of[seat]
+    catch = _queen_catch(st, my_side, own)
+    if catch is not None:
+        return catch
+    out = outstanding(st, seat)
+    opp_after = _opponent_after(st, my_side)
+    cand = _safe_for_the_catch(st, my_side, own, out, opp_after)
+    if st.side_of[st.best_seat] == my_side:
+        return _on_partner_trick(st, cand, keep, out, opp_after)
+    return _against_opponent(st, cand, keep, out, opp_after)
+
+
+def _queen_catch(st: GameState, my_side: int, own: list[CAction]) -> CAction | None:
+    """The 7♣, if an opponent's Q♣ lies in this trick (the catch takes the deal)."""
+    if st.queen_seat >= 0 and st.side_of[st.queen_seat] != my_side:
+        for a in own:
+            if a[2] & st.tables.catcher_bit:
+                return a
+    return None
+
+
+def _opponent_after(st: GameState, my_side: int) -> bool:
+    """Does an opponent still play to this trick after the seat to move?"""
+    side_of = st.side_of
+    return any(side_of[s] != my_side for s in st.order[st.turn + 1 :])
+
+
+def _safe_for_the_catch(
+    st: GameState, my_side: int, cand: list[CAction], out: int, opp_after: bool
+) -> list[CAction]:
+    """``cand`` without the catch cards it should keep (unless nothing else is left)."""
     tables = st.tables
     side_of = st.side_of
-    my_side = side_of[seat]
-    out = outstanding(st, seat)
-    # catch the queen: an opponent's Q♣ lies in this trick
-    if st.queen_seat >= 0 and side_of[st.queen_seat] != my_side:
-        for a in own:
-            if a[2] & tables.catcher_bit:
-                return a
-    opp_after = False
-    for s in st.order[st.turn + 1 :]:
-        if side_of[s] != my_side:
-            opp_after = True
-            break
-    cand = own
     # the Q♣ is given away if an opponent's 7♣ lies in this trick, or an opponent after us
     # may hold it
     seven_here = st.catcher_seat >= 0 and side_of[st.catcher_seat] != my_side
@@ -346,29 +364,35 @@ def _follow_play(st: GameState, seat: int, own: list[CAction], keep: tuple[float
     # keep the 7♣ while the Q♣ is out (or still to come from an opponent)
     if out & tables.queen_bit and not (st.queen_seat >= 0 and side_of[st.queen_seat] == my_side):
         cand = [a for a in cand if not a[2] & tables.catcher_bit] or cand
-    row = tables.power[st.led_key]
+    return cand
+
+
+def _on_partner_trick(
+    st: GameState, cand: list[CAction], keep: tuple[float, ...], out: int, opp_after: bool
+) -> CAction:
+    """The partner holds the trick: smear points on it if nobody after us can take it, else
+    play the least valuable card."""
     higher = _higher(st)[st.led_key]
-    best_power = st.best_power
-    trick = mask_points(st.table_face_up)
-    if side_of[st.best_seat] == my_side:
-        # partner holds the trick: smear points on it if nobody after us can take it
-        safe = not opp_after
-        if not safe:
-            safe = not higher[best_power] & out
-        if safe:
-            return max(cand, key=lambda a: POINTS[a[2].bit_length() - 1] * 2 - _k(keep, a))
-        return min(cand, key=lambda a: _k(keep, a))
-    winners = [a for a in cand if row[a[2].bit_length() - 1] > best_power]
+    if not opp_after or not higher[st.best_power] & out:
+        return max(cand, key=lambda a: POINTS[a[2].bit_length() - 1] * 2 - _k(keep, a))
+    return min(cand, key=lambda a: _k(keep, a))
+
+
+def _against_opponent(
+    st: GameState, cand: list[CAction], keep: tuple[float, ...], out: int, opp_after: bool
+) -> CAction:
+    """An opponent holds the trick: take it when that is cheap or worth it, else play the
+    least valuable card."""
+    row = st.tables.power[st.led_key]
+    winners = [a for a in cand if row[a[2].bit_length() - 1] > st.best_power]
     if winners:
         if not opp_after:
             # last to play for our side: take it with the cheapest winner (points are ours)
             return min(winners, key=lambda a: _k(keep, a) - POINTS[a[2].bit_length() - 1])
+        trick = mask_points(st.table_face_up)
         # an opponent still plays: a winner nobody unseen can beat, if the trick is worth it
-        sure = []
-        for a in winners:
-            p = row[a[2].bit_length() - 1]
-            if not higher[p] & out:
-                sure.append(a)
+        higher = _higher(st)[st.led_key]
+        sure = [a for a in winners if not higher[row[a[2].bit_length() - 1]] & out]
         if sure:
             w = min(sure, key=lambda a: _k(keep, a))
             if trick + POINTS[w[2].bit_length() - 1] >= 4 or _k(keep, w) <= 8:

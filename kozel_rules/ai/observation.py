@@ -44,67 +44,16 @@ def _bits(m: int) -> list[int]:
 def conceal(st: GameState, seat: int) -> GameState:
     """Turn ``st`` (a private copy, changed in place and returned) into what ``seat`` knows:
     every card it cannot place is put in a canonical place, hidden records are wiped."""
-    n = st.players
     hands = st.hands
     # cards shown and taken back that are still held stay known; nothing else of them matters
-    for s in range(n):
+    for s in range(st.players):
         st.revealed[s] &= hands[s]
     # exchanges (ziege) this seat took no part in are not known to it
     st.gifts = [g for g in st.gifts if seat in (g[0], g[1])]
     due = st.due_leader
     forced_hidden = st.phase == FORCED_LEAD and seat not in (due, st.partner[due])
-    unseen = st.unseen_by(seat)
-    pool = _bits(unseen)  # lowest card first: depends only on which cards are unseen
-    i = 0
-    for s in range(n):
-        if s != seat:
-            cnt = (hands[s] & unseen).bit_count()
-            got = 0
-            for b in pool[i : i + cnt]:
-                got |= b
-            i += cnt
-            hands[s] = (hands[s] & ~unseen) | got
-    stock = st.stock
-    for j in range(len(stock)):
-        if stock[j] & unseen:
-            stock[j] = pool[i]
-            i += 1
-    for s in range(n):
-        cnt = (st.piles[s] & unseen).bit_count()
-        got = 0
-        for b in pool[i : i + cnt]:
-            got |= b
-        i += cnt
-        st.piles[s] = (st.piles[s] & ~unseen) | got
-    plays = st.plays
-    table_cards = 0
-    for j, (s, vb, m) in enumerate(plays):
-        if m & unseen:
-            got = 0
-            for b in pool[i : i + m.bit_count()]:
-                got |= b
-            i += m.bit_count()
-            plays[j] = (s, vb, got)
-            m = got
-        table_cards |= m
-    assert i == len(pool)
-    st.table_cards = table_cards
-    # other seats' face-down cards: only those on the table now (placed canonically above)
-    for s in range(n):
-        if s != seat:
-            st.face_down[s] = 0
-    for s, vb, m in plays:
-        if vb == V_DISCARD and s != seat:
-            st.face_down[s] |= m
-    # the last trick: other seats' face-down cards are not known
-    if st.last_trick is not None:
-        ll, ld, lp, lt = st.last_trick
-        st.last_trick = (
-            ll,
-            ld,
-            [(s, vb, 0 if vb == V_DISCARD and s != seat else m) for s, vb, m in lp],
-            lt,
-        )
+    _place_unseen(st, seat)
+    _hide_face_down(st, seat)
     if forced_hidden:
         _fix_forced(st)
     tables = st.tables
@@ -116,6 +65,64 @@ def conceal(st: GameState, seat: int) -> GameState:
     st.decks_used = []
     st.seed = _CONCEALED_SEED
     return st
+
+
+class _Pool:
+    """The cards a seat cannot place, handed out lowest first: where they go then depends
+    only on which cards are unseen, never on where they really are."""
+
+    def __init__(self, unseen: int) -> None:
+        self.unseen = unseen
+        self.bits = _bits(unseen)
+        self.used = 0
+
+    def replace(self, mask: int) -> int:
+        """``mask`` with its unseen cards swapped for the next ones of the pool."""
+        cnt = (mask & self.unseen).bit_count()
+        got = 0
+        for b in self.bits[self.used : self.used + cnt]:
+            got |= b
+        self.used += cnt
+        return (mask & ~self.unseen) | got
+
+
+def _place_unseen(st: GameState, seat: int) -> None:
+    """Hands of the others, the stock, the piles and the trick's cards, in canonical order."""
+    pool = _Pool(st.unseen_by(seat))
+    for s in range(st.players):
+        if s != seat:
+            st.hands[s] = pool.replace(st.hands[s])
+    stock = st.stock
+    for j in range(len(stock)):
+        stock[j] = pool.replace(stock[j])
+    for s in range(st.players):
+        st.piles[s] = pool.replace(st.piles[s])
+    table_cards = 0
+    for j, (s, vb, m) in enumerate(st.plays):
+        m = pool.replace(m)
+        st.plays[j] = (s, vb, m)
+        table_cards |= m
+    assert pool.used == len(pool.bits)
+    st.table_cards = table_cards
+
+
+def _hide_face_down(st: GameState, seat: int) -> None:
+    """Other seats' face-down cards: only those on the table now (placed canonically), and
+    none of the last trick's."""
+    for s in range(st.players):
+        if s != seat:
+            st.face_down[s] = 0
+    for s, vb, m in st.plays:
+        if vb == V_DISCARD and s != seat:
+            st.face_down[s] |= m
+    if st.last_trick is not None:
+        ll, ld, lp, lt = st.last_trick
+        st.last_trick = (
+            ll,
+            ld,
+            [(s, vb, 0 if vb == V_DISCARD and s != seat else m) for s, vb, m in lp],
+            lt,
+        )
 
 
 def _fix_forced(st: GameState) -> None:

@@ -97,24 +97,9 @@ class TextGame:
 
     def event_text(self, e: Event) -> str:
         if isinstance(e, DealStarted):
-            trump = ""
-            if e.trump is not None:
-                trump = f", trump {e.trump}"
-                if e.trump_card is not None:
-                    trump += f" (card {e.trump_card})"
-            return f"\n=== Deal {e.number}: dealer seat {e.dealer}{trump} ==="
+            return self._deal_started_text(e)
         if isinstance(e, CardsPlayed):
-            who = self.name(e.seat)
-            if e.verb is Verb.DISCARD:
-                if e.cards and e.seat == self.seat:
-                    return f"{who} discard face down: {format_cards(e.cards)}"
-                return f"{who} discards {e.count} card{'s' if e.count > 1 else ''} face down"
-            verb = _VERB_TEXT.get(e.verb, str(e.verb))
-            if who == "You":
-                verb = {"leads": "lead", "plays": "play", "beats with": "beat with"}.get(
-                    verb, verb.replace("declares", "declare")
-                )
-            return f"{who} {verb} {format_cards(e.cards)}"
+            return self._played_text(e)
         if isinstance(e, CardGiven):
             card = f" {e.card}" if e.card is not None else " a trump"
             gives = "give" if e.leader == self.seat else "gives"
@@ -133,32 +118,55 @@ class TextGame:
                 f"{self.name(e.seven_seat).lower()}!"
             )
         if isinstance(e, DealEnded):
-            r = e.result
-            parts = []
-            for side in range(len(r.card_points)):
-                if side in self.m.out and r.defeat_points[side] == 0 and r.card_points[side] == 0:
-                    continue
-                parts.append(
-                    f"{self.side_name(side)}: {r.card_points[side]} card points, "
-                    f"+{r.defeat_points[side]} defeat points"
-                )
-            extra = " (eggs!)" if r.eggs else ""
-            extra += " (queen caught)" if r.queen_caught else ""
-            totals = ", ".join(
-                f"{self.side_name(x)} {p}" for x, p in enumerate(self.m.defeat_points)
-            )
-            return (
-                f"Deal {r.number} over{extra}: " + "; ".join(parts) + f"\nDefeat points: {totals}"
-            )
+            return self._deal_ended_text(e)
         if isinstance(e, MatchEnded):
-            mr = e.result
-            won = ", ".join(self.side_name(x) for x in mr.winners)
-            eggs = " with eggs" if mr.goat_with_eggs else ""
-            return (
-                f"\nMatch over after {mr.deals} deals: {won} won; the goat{eggs} is "
-                f"{self.side_name(mr.goat)}."
-            )
+            return self._match_ended_text(e)
         return ""
+
+    def _deal_started_text(self, e: DealStarted) -> str:
+        trump = ""
+        if e.trump is not None:
+            trump = f", trump {e.trump}"
+            if e.trump_card is not None:
+                trump += f" (card {e.trump_card})"
+        return f"\n=== Deal {e.number}: dealer seat {e.dealer}{trump} ==="
+
+    def _played_text(self, e: CardsPlayed) -> str:
+        who = self.name(e.seat)
+        if e.verb is Verb.DISCARD:
+            if e.cards and e.seat == self.seat:
+                return f"{who} discard face down: {format_cards(e.cards)}"
+            return f"{who} discards {e.count} card{'s' if e.count > 1 else ''} face down"
+        verb = _VERB_TEXT.get(e.verb, str(e.verb))
+        if who == "You":
+            verb = {"leads": "lead", "plays": "play", "beats with": "beat with"}.get(
+                verb, verb.replace("declares", "declare")
+            )
+        return f"{who} {verb} {format_cards(e.cards)}"
+
+    def _deal_ended_text(self, e: DealEnded) -> str:
+        r = e.result
+        parts = []
+        for side in range(len(r.card_points)):
+            if side in self.m.out and r.defeat_points[side] == 0 and r.card_points[side] == 0:
+                continue
+            parts.append(
+                f"{self.side_name(side)}: {r.card_points[side]} card points, "
+                f"+{r.defeat_points[side]} defeat points"
+            )
+        extra = " (eggs!)" if r.eggs else ""
+        extra += " (queen caught)" if r.queen_caught else ""
+        totals = ", ".join(f"{self.side_name(x)} {p}" for x, p in enumerate(self.m.defeat_points))
+        return f"Deal {r.number} over{extra}: " + "; ".join(parts) + f"\nDefeat points: {totals}"
+
+    def _match_ended_text(self, e: MatchEnded) -> str:
+        mr = e.result
+        won = ", ".join(self.side_name(x) for x in mr.winners)
+        eggs = " with eggs" if mr.goat_with_eggs else ""
+        return (
+            f"\nMatch over after {mr.deals} deals: {won} won; the goat{eggs} is "
+            f"{self.side_name(mr.goat)}."
+        )
 
     def trick_text(self, t: TrickView | None) -> str:
         if t is None or not t.plays:

@@ -1,11 +1,13 @@
-"""In-process doubles for the service's ports: a messenger that remembers every message and a
-scheduler whose jobs the test runs by hand. With them a whole table plays without Telegram."""
+"""In-process doubles for the service's ports: a messenger that remembers every message; the
+timers are the real ones (stored rows, run by the real ``TimerRunner``), the test only says
+when one is due. With them a whole table plays without Telegram."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -16,10 +18,11 @@ from bot.service import lobby, timers
 from bot.service.budget import Budget, Limits
 from bot.service.core import Core, Settings
 from bot.service.feed import seating_key
-from bot.service.ports import ChatInfo, Due, MessageGone, Person, TopicGone, Unreachable
+from bot.service.ports import ChatInfo, MessageGone, Person, TopicGone, Unreachable
 from bot.service.reply import Press, Reply
 from bot.service.sender import Sender
-from bot.storage import SqliteStorage, TableRecord
+from bot.service.timer_runner import TimerRunner
+from bot.storage import SqliteStorage, TableRecord, Timer
 
 
 @dataclass
@@ -39,6 +42,7 @@ class FakeMessenger:
     messages: dict[int, Message] = field(default_factory=dict)
     deleted: list[int] = field(default_factory=list)
     unreachable: set[int] = field(default_factory=set)
+    refused: list[int] = field(default_factory=list)  # the chats of calls refused so (403)
     gone_topics: set[tuple[int, int]] = field(default_factory=set)  # (chat, thread)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -46,6 +50,7 @@ class FakeMessenger:
         self, chat_id: int, screen: Screen, *, notify: bool = True, thread_id: int | None = None
     ) -> int:
         if chat_id in self.unreachable:
+            self.refused.append(chat_id)
             raise Unreachable(f"chat {chat_id} blocked the bot")
         if thread_id is not None and (chat_id, thread_id) in self.gone_topics:
             raise TopicGone("Bad Request: message thread not found")
@@ -55,6 +60,7 @@ class FakeMessenger:
 
     async def edit(self, chat_id: int, message_id: int, screen: Screen) -> None:
         if chat_id in self.unreachable:
+            self.refused.append(chat_id)
             raise Unreachable(f"chat {chat_id} blocked the bot")
         message = self.messages.get(message_id)
         if message is None or message.chat_id != chat_id:
@@ -73,29 +79,6 @@ class FakeMessenger:
         return [m.screen.text for m in self.in_chat(chat_id)]
 
 
-@dataclass
-class FakeScheduler:
-    """Jobs wait in their slots until the test fires them."""
-
-    jobs: dict[str, tuple[float, Due]] = field(default_factory=dict)
-    run: Callable[[Due], Awaitable[None]] | None = None
-
-    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
-        self.run = run
-
-    def schedule(self, slot: str, delay: float, due: Due) -> None:
-        self.jobs[slot] = (delay, due)
-
-    def cancel(self, slot: str) -> None:
-        self.jobs.pop(slot, None)
-
-    async def fire(self, slot: str) -> None:
-        """Run the job in ``slot`` as if its time had come."""
-        _delay, due = self.jobs.pop(slot)
-        assert self.run is not None
-        await self.run(due)
-
-
 GROUP = ChatInfo(-100, "Kozel club", is_private=False)
 PEOPLE = [Person(100 + i, name, None, "en") for i, name in enumerate(("Ann", "Bob", "Cid", "Dan"))]
 
@@ -103,12 +86,13 @@ PEOPLE = [Person(100 + i, name, None, "en") for i, name in enumerate(("Ann", "Bo
 def make_core(
     storage: SqliteStorage,
     messenger: FakeMessenger,
-    scheduler: FakeScheduler,
     *,
     ai_level: str = "strong",
     lobby_expiry: float = 1800.0,
     idle_match: float = 86400.0,
 ) -> Core:
+    """The service as production wires it, with the fake messenger; its timers are stored and
+    run by the real ``TimerRunner``, whose loop does not run: ``fire`` says when one is due."""
     settings = Settings(
         ai_delay=0.0,
         table_interval=0.0,
@@ -117,9 +101,57 @@ def make_core(
         lobby_expiry=lobby_expiry,
         idle_match=idle_match,
     )
-    core = Core(storage, messenger, scheduler, settings, Budget(Limits.of(1e4, 1e4, 1e4)))
-    scheduler.bind(lambda due: timers.fire(core, due))
+    runner = TimerRunner(storage.timers, holder="test", claim_seconds=60.0)
+    core = Core(storage, messenger, runner, settings, Budget(Limits.of(1e4, 1e4, 1e4)))
+    runner.bind(lambda due: timers.fire(core, due))
     return core
+
+
+# ------------------------------------------------------------------ the stored timers
+
+
+async def stored(core: Core, table_id: int) -> dict[str, Timer]:
+    """The table's stored timers by slot ("ai", "timeout", "expire")."""
+    return {timer.slot: timer for timer in await core.storage.timers.of_table(table_id)}
+
+
+async def due_in(core: Core, table_id: int, slot: str) -> float:
+    """Seconds until the table's stored timer ``slot`` is due."""
+    return (await stored(core, table_id))[slot].due_at - time.time()
+
+
+async def fire(core: Core, table_id: int, slot: str) -> None:
+    """The table's stored timer ``slot`` is due now, as if its time had come: the timer runner
+    claims what is due and runs it, as it does in production. KeyError: no such timer."""
+    timer = (await stored(core, table_id))[slot]
+    await core.storage.timers.put(table_id, [replace(timer, due_at=time.time())])
+    assert await run_due(core) >= 1
+
+
+async def fire_next(core: Core) -> bool:
+    """The soonest stored timer of any table is due now (see ``fire``); False: none is stored."""
+    waiting = [
+        t
+        for table_id in await core.storage.timers.tables()
+        for t in await core.storage.timers.of_table(table_id)
+    ]
+    if not waiting:
+        return False
+    soonest = min(waiting, key=lambda timer: timer.due_at)
+    await fire(core, soonest.table_id, soonest.slot)
+    return True
+
+
+async def run_due(core: Core) -> int:
+    """One look of the timer runner: it claims every due timer and runs it to the end.
+    Returns how many ran."""
+    runner = core.scheduler
+    assert isinstance(runner, TimerRunner)
+    fired, failed = runner.fired, runner.failed
+    await runner.step()
+    await runner.idle()
+    assert runner.failed == failed, "a timer failed (see the log)"
+    return runner.fired - fired
 
 
 async def open_storage(tmp_path: Path) -> SqliteStorage:
@@ -185,8 +217,3 @@ async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
 @pytest.fixture
 def messenger() -> FakeMessenger:
     return FakeMessenger()
-
-
-@pytest.fixture
-def scheduler() -> FakeScheduler:
-    return FakeScheduler()

@@ -18,7 +18,7 @@ from service_fakes import (
     GROUP,
     PEOPLE,
     FakeMessenger,
-    FakeScheduler,
+    fire,
     make_core,
     no,
     seat_four,
@@ -71,15 +71,13 @@ def private(person: Person) -> ChatInfo:
     return ChatInfo(person.user_id, person.first_name, is_private=True)
 
 
-async def world(
-    core: Core, messenger: FakeMessenger, scheduler: FakeScheduler
-) -> tuple[int, list[str]]:
+async def world(core: Core, messenger: FakeMessenger) -> tuple[int, list[str]]:
     """A running match in GROUP (a few plies in), a lobby in OTHER, a cancelled table in GONE;
     returns the match's id and every button the bot ever showed (to replay)."""
     table = await seat_four(core, timer=60)
     shown: set[str] = set()
     for _ in range(6):  # the timer plays a few turns: older buttons go stale
-        await scheduler.fire(f"timeout:{table.id}")
+        await fire(core, table.id, "timeout")
         await settle(core)
         shown |= buttons(messenger)
     await lobby.new_game(core, OTHER, HOSTS[0], "moscow")
@@ -161,9 +159,9 @@ async def test_ten_thousand_untrusted_presses_change_nothing_and_all_are_answere
     storage: SqliteStorage,
 ) -> None:
     rng = random.Random(20261202)
-    messenger, scheduler = FakeMessenger(), FakeScheduler()
-    core = make_core(storage, messenger, scheduler)
-    table_id, replay = await world(core, messenger, scheduler)
+    messenger = FakeMessenger()
+    core = make_core(storage, messenger)
+    table_id, replay = await world(core, messenger)
     tables = [t.id for t in await storage.tables.active()] + [table_id + 2]
     match_table = await storage.tables.get(table_id)
     assert match_table is not None

@@ -15,22 +15,22 @@ class Clock:
         return self.now
 
 
-def test_a_burst_passes_then_one_warning_then_silence_until_the_bucket_refills() -> None:
+def test_a_burst_passes_then_presses_are_refused_until_the_bucket_refills() -> None:
     clock = Clock()
     gate = Gate(rate=2.0, burst=3, in_progress=10, clock=clock)
     verdicts = [gate.admit(1) for _ in range(6)]
     for _ in range(3):
         gate.done(1)
-    assert verdicts == [Verdict.PASS] * 3 + [Verdict.WARN, Verdict.DROP, Verdict.DROP]
+    assert verdicts == [Verdict.PASS] * 3 + [Verdict.REFUSE] * 3
     assert gate.admit(2) is Verdict.PASS  # someone else is not affected
     clock.now += 0.5  # one token back
     assert gate.admit(1) is Verdict.PASS
-    assert gate.admit(1) is Verdict.WARN  # a new run of refusals is told once again
+    assert gate.admit(1) is Verdict.REFUSE
 
 
 def test_a_person_holds_only_so_many_updates_at_once() -> None:
     gate = Gate(rate=100.0, burst=100, in_progress=2, clock=Clock())
-    assert [gate.admit(1) for _ in range(3)] == [Verdict.PASS, Verdict.PASS, Verdict.WARN]
+    assert [gate.admit(1) for _ in range(3)] == [Verdict.PASS, Verdict.PASS, Verdict.REFUSE]
     gate.done(1)
     assert gate.admit(1) is Verdict.PASS
 

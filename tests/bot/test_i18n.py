@@ -3,8 +3,8 @@ loader, the rules texts, and a source scan for user-facing text that skips trans
 
 When a catalog test fails after new bot strings were added, the fix is usually:
 
-    python -m bot.i18n extract && python -m bot.i18n update   # then translate the new entries
-    python -m bot.i18n check                                  # lists what is still missing
+    python -m bot.catalogs extract && python -m bot.catalogs update  # then translate the new
+    python -m bot.catalogs check                                     # lists what is missing
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-from bot import i18n
+from bot import catalogs, i18n
 from bot.i18n import (
     DEFAULT_LANGUAGE,
     LANGUAGE_NAMES,
@@ -40,9 +40,9 @@ from bot.i18n import (
 from bot.render.rules_text import rules_text, suit_name, variant_name, variant_summary
 from kozel_rules.variant import VARIANTS
 
-ROOT = i18n.REPO_ROOT
+ROOT = catalogs.ROOT
 LOCALES = ROOT / "locales"
-TEMPLATE = ROOT / i18n.TEMPLATE
+TEMPLATE = ROOT / catalogs.TEMPLATE
 TRANSLATED = tuple(lang for lang in LANGUAGES if lang != SOURCE_LANGUAGE)
 
 # Telegram refuses messages over 4096 characters; the rules leave room for a header.
@@ -50,7 +50,7 @@ TELEGRAM_LIMIT = 4096
 RULES_BUDGET = 3500
 SUMMARY_BUDGET = 80
 
-MessageKey = i18n.MessageKey
+MessageKey = catalogs.MessageKey
 
 
 @pytest.fixture(autouse=True)
@@ -78,7 +78,7 @@ def template() -> Catalog:
 
 
 def keys(cat: Catalog) -> set[MessageKey]:
-    return {i18n.message_key(m.id, m.context) for m in cat if m.id}
+    return {catalogs.message_key(m.id, m.context) for m in cat if m.id}
 
 
 def ids_of(message: Message) -> list[str]:
@@ -157,9 +157,11 @@ def test_catalog_has_every_template_message(lang: str) -> None:
     expected, present = keys(template()), keys(catalog(lang))
     missing = sorted(repr(k[0]) for k in expected - present)
     stale = sorted(repr(k[0]) for k in present - expected)
-    assert not missing, f"{lang}: not in the catalog (python -m bot.i18n update):{short(missing)}"
+    assert not missing, (
+        f"{lang}: not in the catalog (python -m bot.catalogs update):{short(missing)}"
+    )
     assert not stale, (
-        f"{lang}: no longer in the template (python -m bot.i18n update):{short(stale)}"
+        f"{lang}: no longer in the template (python -m bot.catalogs update):{short(stale)}"
     )
 
 
@@ -282,19 +284,19 @@ def test_russian_plural_example() -> None:
 
 def test_template_is_up_to_date(tmp_path: Path) -> None:
     """Re-extract with the real command; a difference means someone added, changed or
-    removed a string without running ``python -m bot.i18n extract``."""
+    removed a string without running ``python -m bot.catalogs extract``."""
     fresh = tmp_path / "messages.pot"
-    assert i18n.extract(fresh, quiet=True) == 0
+    assert catalogs.extract(fresh, quiet=True) == 0
     with fresh.open("rb") as f:
         extracted = keys(read_po(f))
     stored = keys(template())
     not_extracted = sorted(repr(k[0]) for k in extracted - stored)
     gone = sorted(repr(k[0]) for k in stored - extracted)
     assert not not_extracted, (
-        f"not in messages.pot (python -m bot.i18n extract):{short(not_extracted)}"
+        f"not in messages.pot (python -m bot.catalogs extract):{short(not_extracted)}"
     )
     assert not gone, f"in messages.pot but gone from the source (extract again):{short(gone)}"
-    assert i18n.extract_keys() == extracted  # `check` sees what the command writes
+    assert catalogs.extract_keys() == extracted  # `check` sees what the command writes
 
 
 def test_template_marks_brace_format() -> None:
@@ -314,10 +316,10 @@ def test_translation_problems_reports_each_kind() -> None:
     cat.add("Empty", "")
     cat.add(("{n} card", "{n} cards"), ("{n} карта", "", "{n} карт"))
     cat.add("Stale", "Старое")
-    template_keys = {i18n.message_key(i, None) for i in ("Saved.", "Hello {name}", "Fuzzy")}
-    template_keys |= {i18n.message_key(i, None) for i in ("Empty", "New")}
-    template_keys.add(i18n.message_key(("{n} card", "{n} cards"), None))
-    problems = "\n".join(i18n.translation_problems(cat, template_keys))
+    template_keys = {catalogs.message_key(i, None) for i in ("Saved.", "Hello {name}", "Fuzzy")}
+    template_keys |= {catalogs.message_key(i, None) for i in ("Empty", "New")}
+    template_keys.add(catalogs.message_key(("{n} card", "{n} cards"), None))
+    problems = "\n".join(catalogs.translation_problems(cat, template_keys))
     assert "missing (run update): 'New'" in problems
     assert "stale (run update): 'Stale'" in problems
     assert "placeholders differ: 'Hello {name}'" in problems
@@ -451,9 +453,10 @@ def has_words(text: str) -> bool:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_rules_text(lang: str, variant: str) -> None:
+@pytest.mark.parametrize("name", VARIANTS)
+def test_rules_text(lang: str, name: str) -> None:
     t = get_translator(lang)
+    variant = VARIANTS[name]
     text = rules_text(t, variant)
     assert len(text) < RULES_BUDGET < TELEGRAM_LIMIT, (lang, variant, len(text))
     assert set(tags(text)) <= {"<b>", "</b>", "<i>", "</i>"} and balanced(text)
@@ -471,8 +474,8 @@ def test_rules_text(lang: str, variant: str) -> None:
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_names_and_summaries(lang: str) -> None:
     t = get_translator(lang)
-    names = [variant_name(t, v) for v in VARIANTS]
-    summaries = [variant_summary(t, v) for v in VARIANTS]
+    names = [variant_name(t, v) for v in VARIANTS.values()]
+    summaries = [variant_summary(t, v) for v in VARIANTS.values()]
     assert len(set(names)) == len(VARIANTS) and all(names)
     for summary in summaries:
         assert summary and "\n" not in summary and len(summary) <= SUMMARY_BUDGET, summary
@@ -481,7 +484,7 @@ def test_names_and_summaries(lang: str) -> None:
     assert len(set(suits)) == 4 and all(suits)
     if lang != SOURCE_LANGUAGE:
         en = get_translator("en")
-        assert names != [variant_name(en, v) for v in VARIANTS]
+        assert names != [variant_name(en, v) for v in VARIANTS.values()]
         assert suits != [suit_name(en, s) for s in "♠♥♦♣"]
 
 

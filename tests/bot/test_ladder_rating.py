@@ -9,6 +9,7 @@ from bot.i18n import get_translator
 from bot.service.ladder import LadderQuery, parse_query
 from bot.service.rating import new_rating, rate, rating_of, side_ranks
 from bot.storage import Rating
+from kozel_rules.variant import get_variant
 
 
 def test_a_newcomer_shows_1000() -> None:
@@ -101,9 +102,9 @@ def test_rating_is_deterministic() -> None:
     ("args", "expected"),
     [
         ([], LadderQuery()),
-        (["street"], LadderQuery("street")),
-        (["MOSCOW", "s2"], LadderQuery("moscow", 2)),
-        (["3", "ziege"], LadderQuery("ziege", 3)),
+        (["street"], LadderQuery(get_variant("street"))),
+        (["MOSCOW", "s2"], LadderQuery(get_variant("moscow"), 2)),
+        (["3", "ziege"], LadderQuery(get_variant("ziege"), 3)),
         (["#4"], LadderQuery(None, 4)),
         (["season7"], LadderQuery(None, 7)),
         (["poker"], None),

@@ -15,7 +15,7 @@ from bot.service import ladder
 from bot.service.core import Core, Settings
 from bot.service.ladder import StatsTarget
 from bot.service.people import chat_record
-from bot.service.ports import ChatInfo, Due, Person
+from bot.service.ports import ChatInfo, Person, Shared
 from bot.service.reply import Press, Reply
 from bot.storage import SqliteStorage, UserRecord
 
@@ -37,14 +37,8 @@ class Quiet:
     async def delete(self, chat_id: int, message_id: int) -> None:
         raise AssertionError("the ladder answers, it does not delete")
 
-    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
-        pass
-
-    def schedule(self, slot: str, delay: float, due: Due) -> None:
-        raise AssertionError("the ladder schedules nothing")
-
-    def cancel(self, slot: str) -> None:
-        pass
+    def wake_by(self, at: float) -> None:
+        raise AssertionError("the ladder sets no timer")
 
 
 @pytest.fixture
@@ -265,3 +259,17 @@ async def test_reset_needs_an_admin_and_a_confirmation_and_keeps_the_history(cor
     assert "season 2 yet" in stats and "Earlier seasons: 1 match · 1 win" in stats
     in_private = await ladder.reset_command(core, private(1), person(1), yes())
     assert "group" in plain(in_private)
+
+
+async def test_stats_and_history_from_a_channel_or_an_anonymous_admin_are_refused(
+    core: Core,
+) -> None:
+    """A message sent as a channel (or as the group) is nobody's: no statistics of a shared
+    sender id, no user stored for it."""
+    for shared, words in ((Shared.CHANNEL, "as a channel"), (Shared.ANONYMOUS, "anonymously")):
+        poster = Person(136817688, "Channel", "Channel_Bot", None, shared)
+        stats = await ladder.stats(core, CLUB, poster, StatsTarget())
+        history = await ladder.history(core, CLUB, poster, [])
+        for answer in (stats, history):
+            assert answer.screen is None and words in answer.text, answer.text
+    assert await core.storage.users.get(136817688) is None

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from service_fakes import FakeMessenger, FakeScheduler, make_core
+from service_fakes import FakeMessenger, make_core
 from storage_targets import Target
 
 from bot.service.budget import Budget, Limits, Window
@@ -145,10 +145,21 @@ def test_a_chat_whose_result_waits_for_a_retry_gets_nothing_new_above_it() -> No
         Owed(OutboxKind.POST, -100, Priority.GROUP, 7, text="deal 2", id=5),
         Owed(OutboxKind.TABLE, -200, Priority.GROUP, 8, id=6),
     ]
-    assert [r.id for r in heads(rows, held={-100: 4})] == [6]  # post 4 waits: 5 and 3 wait
-    assert [r.id for r in heads(rows, held={-100: 9})] == [5, 6]  # an older post may go
+    held = {(-100, 7): 4}
+    assert [r.id for r in heads(rows, held=held)] == [6]  # post 4 waits: 5 and 3 wait
+    assert [r.id for r in heads(rows, held={(-100, 7): 9})] == [5, 6]  # an older post may go
     edit = Owed(OutboxKind.TABLE, -100, Priority.GROUP, 7, id=3)
-    assert [r.id for r in heads([edit], held={-100: 4})] == [3]  # an edit in place may go
+    assert [r.id for r in heads([edit], held=held)] == [3]  # an edit in place may go
+
+
+def test_a_result_waiting_in_one_topic_holds_back_nothing_in_the_others() -> None:
+    # Two tables of one forum group, each in its own topic; table 7's result waits (post 4).
+    rows = [
+        Owed(OutboxKind.POST, -100, Priority.GROUP, 8, text="deal 1 of the other topic", id=5),
+        Owed(OutboxKind.TABLE, -100, Priority.GROUP, 8, renew=True, id=6),
+        Owed(OutboxKind.POST, -100, Priority.GROUP, 7, text="deal 2", id=7),
+    ]
+    assert [r.id for r in heads(rows, held={(-100, 7): 4})] == [5]
 
 
 def test_the_budget_paces_a_burst_over_the_second() -> None:
@@ -168,7 +179,7 @@ async def test_the_sender_starts_no_more_calls_than_the_budget_holds_the_most_fe
     tmp_path: Path,
 ) -> None:
     store = await SqliteStorage.open(str(tmp_path / "kozel.sqlite3"))
-    core = make_core(store, FakeMessenger(), FakeScheduler())
+    core = make_core(store, FakeMessenger())
     core.budget = Budget(Limits(overall=(2, 1.0), pace=(2, 1.0)))
     felt = [Priority.WAITING, Priority.TURN, Priority.CLEANUP, Priority.PRESSER]
     await store.outbox.add([Owed(OutboxKind.HAND, 101 + i, p, 7, i) for i, p in enumerate(felt)])

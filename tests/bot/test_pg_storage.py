@@ -98,6 +98,36 @@ async def test_a_migration_without_a_twin_is_refused(empty_url: str) -> None:
         await conn.close()
 
 
+async def test_version_9_drops_the_turn_notice_column_and_keeps_the_seats(
+    empty_url: str,
+) -> None:
+    conn = await asyncpg.connect(empty_url)
+    try:
+        await apply_pg_migrations(conn, MIGRATIONS[:8])  # before the column went (9)
+        await conn.execute(
+            "INSERT INTO game_tables (id, chat_id, status, variant, creator_id, seed, version, "
+            "created_at, updated_at) VALUES (1, -1, 'playing', 'street', 9, 1, 1, 0, 0)"
+        )
+        await conn.execute(
+            "INSERT INTO seats (table_id, seat, user_id, name, hand_message_id, "
+            "notice_message_id, active) VALUES (1, 0, 9, 'Nine', 55, 77, 1)"
+        )
+    finally:
+        await conn.close()
+    store = await PostgresStorage.open(empty_url)
+    try:
+        table = await store.tables.get(1)
+        assert table is not None and table.seats[0].hand_message_id == 55
+        assert table.seats[0].user_id == 9 and table.seats[0].name == "Nine"
+    finally:
+        await store.close()
+    rows = await fetch(
+        empty_url, "SELECT column_name FROM information_schema.columns WHERE table_name = 'seats'"
+    )
+    columns = {row["column_name"] for row in rows}
+    assert "notice_message_id" not in columns and "hand_message_id" in columns
+
+
 async def test_a_database_newer_than_the_code_is_refused(pg_url: str) -> None:
     conn = await asyncpg.connect(pg_url)
     try:

@@ -14,20 +14,17 @@ from bot.render.chat import (
     score_screen,
     settings_screen,
 )
-from bot.render.hand import (
-    hand_closed_screen,
-    hand_screen,
-    illegal_text,
-    removed_screen,
-    turn_notice_screen,
-)
+from bot.render.hand import hand_closed_screen, hand_screen, removed_screen
 from bot.render.labels import SeatInfo
 from bot.render.lobby import lobby_closed_text, lobby_screen
+from bot.render.refusals import Refused, refusal_text
 from bot.render.results import deal_result_text, match_result_text
 from bot.render.table import table_screen
 from bot.screen import Screen
-from kozel_rules.errors import IllegalActionError
+from kozel_rules.card import Card
+from kozel_rules.errors import Rule
 from kozel_rules.match import Match
+from kozel_rules.variant import get_variant
 
 SEATS = [
     SeatInfo("Anna"),
@@ -35,7 +32,6 @@ SEATS = [
     SeatInfo("Vera", away=True),
     SeatInfo("Gleb"),
 ]
-RULES = ("not-your-turn", "must-follow-suit", "does-not-beat", "no-such-rule")
 JOIN_URL = "https://t.me/kozel_bot?start=j7"
 TIMERS = (0, 30, 60, 120, 300)
 
@@ -59,7 +55,7 @@ def lobby(t: Translator, variant: str, seats: list[SeatInfo]) -> Screen:
         t,
         table_id=7,
         version=3,
-        variant=variant,
+        variant=get_variant(variant),
         seats=seats,
         creator="Anna",
         join_url=JOIN_URL,
@@ -77,7 +73,7 @@ def screens(t: Translator) -> list[str]:
         language_screen(t, t.lang),
         settings_screen(t, 60, TIMERS),
     ]
-    out += [rules_screen(t, v) for v in ("ziege", "street", "moscow")]
+    out += [rules_screen(t, get_variant(v)) for v in ("ziege", "street", "moscow")]
     for variant, players in (("ziege", 4), ("street", 4), ("moscow", 3)):
         match = played(variant, players, 7)
         out.append(table_screen(t, view=match.view(None), seats=SEATS[:players]))
@@ -113,8 +109,8 @@ def screens(t: Translator) -> list[str]:
         out.append(
             score_screen(t, view=done.view(None), deals=done.deal_results, seats=SEATS[:players])
         )
-    out += [illegal_text(t, IllegalActionError("x", rule=rule)) for rule in RULES]
-    out += [hand_closed_screen(t, "Club"), turn_notice_screen(t, "Club"), removed_screen(t)]
+    out += [refusal_text(t, reason, Card.parse("K♦")) for reason in (*Rule, *Refused)]
+    out += [hand_closed_screen(t, "Club"), removed_screen(t)]
     texts = []
     for item in out:
         if isinstance(item, Screen):

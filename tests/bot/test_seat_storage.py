@@ -14,6 +14,8 @@ from bot.storage import (
     SeatedElsewhereError,
     SeatRecord,
     SqliteStorage,
+    StaleVersionError,
+    TableNotFoundError,
     TableRecord,
     TableStatus,
 )
@@ -105,11 +107,34 @@ async def test_selecting_cards_rewrites_neither_the_table_nor_its_version(
     storage: SqliteStorage,
 ) -> None:
     table = await storage.tables.create(lobby(-1, 1, 2))
-    await storage.tables.select(table.id, 1, ["K♠", "9♠"], active_at=5.0)
+    await storage.tables.select(
+        table.id, 1, ["K♠", "9♠"], active_at=5.0, expected_version=table.version
+    )
     loaded = await storage.tables.get(table.id)
     assert loaded is not None
     assert loaded.seats[1].selection == ["K♠", "9♠"] and loaded.seats[1].active_at == 5.0
     assert loaded.version == table.version and loaded.updated_at == table.updated_at
+
+
+async def test_cards_chosen_at_a_table_that_moved_on_are_not_written(
+    storage: SqliteStorage,
+) -> None:
+    """A tap judged at version v (say, on another worker) while the table moved on to v+1 (a
+    card was played, the choices cleared): its choice would come back from the past."""
+    table = await storage.tables.create(lobby(-1, 1, 2))
+    read_at = table.version
+    moved = await storage.tables.get(table.id)
+    assert moved is not None
+    moved.seats[1].selection = []
+    await storage.tables.save(moved, expected_version=moved.version)
+    with pytest.raises(StaleVersionError):
+        await storage.tables.select(
+            table.id, 1, ["K♠", "9♠"], active_at=5.0, expected_version=read_at
+        )
+    loaded = await storage.tables.get(table.id)
+    assert loaded is not None and loaded.seats[1].selection == []
+    with pytest.raises(TableNotFoundError):
+        await storage.tables.select(404, 1, [], active_at=None, expected_version=1)
 
 
 async def test_people_seated_twice_before_the_rule_keep_their_newest_seat(db_path: str) -> None:
@@ -141,3 +166,34 @@ async def test_people_seated_twice_before_the_rule_keep_their_newest_seat(db_pat
         assert finished is not None and finished.seats[0].user_id == 9  # history untouched
     finally:
         await store.close()
+
+
+async def test_version_9_drops_the_turn_notice_column_and_keeps_the_seats(db_path: str) -> None:
+    async with aiosqlite.connect(db_path, isolation_level=None) as conn:
+        await apply_migrations(conn, MIGRATIONS[:8])  # before the column went (9)
+    conn = sqlite3.connect(db_path)
+    try:
+        conn.execute(
+            "INSERT INTO game_tables (id, chat_id, status, variant, creator_id, seed, version, "
+            "created_at, updated_at) VALUES (1, -1, 'playing', 'street', 9, 1, 1, 0, 0)"
+        )
+        conn.execute(
+            "INSERT INTO seats (table_id, seat, user_id, name, hand_message_id, "
+            "notice_message_id, active) VALUES (1, 0, 9, 'Nine', 55, 77, 1)"
+        )
+        conn.commit()
+    finally:
+        conn.close()
+    store = await SqliteStorage.open(db_path)
+    try:
+        table = await store.tables.get(1)
+        assert table is not None and table.seats[0].hand_message_id == 55
+        assert table.seats[0].user_id == 9 and table.seats[0].name == "Nine"
+    finally:
+        await store.close()
+    conn = sqlite3.connect(db_path)
+    try:
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(seats)")}
+    finally:
+        conn.close()
+    assert "notice_message_id" not in columns and "hand_message_id" in columns

@@ -9,12 +9,14 @@ from service_fakes import (
     GROUP,
     PEOPLE,
     FakeMessenger,
-    FakeScheduler,
+    due_in,
+    fire,
     make_core,
     press,
     reload,
     seat_four,
     settle,
+    stored,
 )
 
 from bot.callback import Op
@@ -27,8 +29,8 @@ from bot.storage import SqliteStorage, TableStatus
 async def test_a_lobby_the_group_cannot_see_is_closed_and_newgame_works_again(
     storage: SqliteStorage,
 ) -> None:
-    messenger, scheduler = FakeMessenger(), FakeScheduler()
-    core = make_core(storage, messenger, scheduler)
+    messenger = FakeMessenger()
+    core = make_core(storage, messenger)
     await lobby.start_private(core, PEOPLE[0], "")
     messenger.unreachable.add(GROUP.chat_id)  # the bot may not write in the group
     await lobby.new_game(core, GROUP, PEOPLE[0], "street")
@@ -47,39 +49,39 @@ async def test_a_lobby_the_group_cannot_see_is_closed_and_newgame_works_again(
 async def test_a_lobby_nobody_changes_expires_and_frees_its_players(
     storage: SqliteStorage,
 ) -> None:
-    messenger, scheduler = FakeMessenger(), FakeScheduler()
-    core = make_core(storage, messenger, scheduler, lobby_expiry=0.0)
+    messenger = FakeMessenger()
+    core = make_core(storage, messenger, lobby_expiry=0.0)
     await lobby.start_private(core, PEOPLE[0], "")
     await lobby.new_game(core, GROUP, PEOPLE[0], "street")
     table = await storage.tables.active_for_chat(GROUP.chat_id)
     assert table is not None
-    await scheduler.fire(f"expire:{table.id}")
+    await fire(core, table.id, "expire")
     await settle(core)
     closed = await reload(core, table)
     assert closed.status == TableStatus.CANCELLED
     assert await storage.tables.active_for_user(PEOPLE[0].user_id) is None
     assert any("Nobody started the table" in text for text in messenger.texts(GROUP.chat_id))
-    assert not scheduler.jobs
+    assert await stored(core, table.id) == {}
 
 
 async def test_an_expiry_that_comes_early_waits_again(storage: SqliteStorage) -> None:
-    messenger, scheduler = FakeMessenger(), FakeScheduler()
-    core = make_core(storage, messenger, scheduler)
+    messenger = FakeMessenger()
+    core = make_core(storage, messenger)
     await lobby.new_game(core, GROUP, PEOPLE[0], "street")
     table = await storage.tables.active_for_chat(GROUP.chat_id)
     assert table is not None
-    assert scheduler.jobs[f"expire:{table.id}"][0] > 1790
-    await scheduler.fire(f"expire:{table.id}")  # e.g. a clock that ran ahead
+    assert await due_in(core, table.id, "expire") > 1790
+    await fire(core, table.id, "expire")  # e.g. a clock that ran ahead
     assert (await reload(core, table)).status == TableStatus.LOBBY
-    assert scheduler.jobs[f"expire:{table.id}"][0] > 1790
+    assert await due_in(core, table.id, "expire") > 1790
 
 
 async def test_a_match_nobody_plays_is_abandoned_and_not_rated(storage: SqliteStorage) -> None:
-    messenger, scheduler = FakeMessenger(), FakeScheduler()
-    core = make_core(storage, messenger, scheduler, idle_match=0.0)
+    messenger = FakeMessenger()
+    core = make_core(storage, messenger, idle_match=0.0)
     table = await seat_four(core, timer=0)  # the turn timer is off: nothing moves by itself
-    assert f"timeout:{table.id}" not in scheduler.jobs
-    await scheduler.fire(f"expire:{table.id}")
+    assert "timeout" not in await stored(core, table.id)
+    await fire(core, table.id, "expire")
     await settle(core)
     assert (await reload(core, table)).status == TableStatus.CANCELLED
     said = "\n".join(messenger.texts(GROUP.chat_id))
@@ -92,18 +94,16 @@ async def test_a_match_nobody_plays_is_abandoned_and_not_rated(storage: SqliteSt
 async def test_a_restart_arms_every_expiry_again_with_time_for_the_downtime(
     storage: SqliteStorage,
 ) -> None:
-    core = make_core(storage, FakeMessenger(), FakeScheduler(), idle_match=10.0)
+    core = make_core(storage, FakeMessenger(), idle_match=10.0)
     table = await seat_four(core, timer=0)
-    scheduler = FakeScheduler()
-    fresh = make_core(storage, FakeMessenger(), scheduler, idle_match=10.0)
+    fresh = make_core(storage, FakeMessenger(), idle_match=10.0)
     await resume_all(fresh)
-    delay, due = scheduler.jobs[f"expire:{table.id}"]
-    assert 9 < delay <= 10 and due.table_id == table.id
+    assert 9 < await due_in(fresh, table.id, "expire") <= 10
 
 
 async def test_a_lobby_follows_its_group_into_the_supergroup(storage: SqliteStorage) -> None:
-    messenger, scheduler = FakeMessenger(), FakeScheduler()
-    core = make_core(storage, messenger, scheduler)
+    messenger = FakeMessenger()
+    core = make_core(storage, messenger)
     for person in PEOPLE[:2]:
         await lobby.start_private(core, person, "")
     await lobby.new_game(core, GROUP, PEOPLE[0], "street")

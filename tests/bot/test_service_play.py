@@ -3,30 +3,36 @@ the bot cannot reach, and a restart — the paths the e2e suite also walks, here
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from service_fakes import (
     GROUP,
     PEOPLE,
     FakeMessenger,
-    FakeScheduler,
+    due_in,
+    fire,
+    fire_next,
     make_core,
     press,
     reload,
     seat_four,
     settle,
+    stored,
 )
 
 from bot.callback import Op, encode_action
-from bot.service import moves
+from bot.service import moves, turns
 from bot.service.core import Core
 from bot.service.restart import resume_all
+from bot.service.timer_runner import TimerRunner
 from bot.storage import Actor, LogKind, SqliteStorage, TableRecord
 from kozel_rules.action import Verb
 
 
 @pytest.fixture
-def core(storage: SqliteStorage, messenger: FakeMessenger, scheduler: FakeScheduler) -> Core:
-    return make_core(storage, messenger, scheduler)
+def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
+    return make_core(storage, messenger)
 
 
 def to_move(core: Core, table: TableRecord) -> int:
@@ -41,15 +47,13 @@ def group_table_text(messenger: FakeMessenger, table: TableRecord) -> str:
 
 
 async def test_a_timeout_plays_for_the_absent_player_and_twice_hands_the_seat_over(
-    core: Core, scheduler: FakeScheduler, messenger: FakeMessenger
+    core: Core, messenger: FakeMessenger
 ) -> None:
     table = await seat_four(core, timer=30)
     first = to_move(core, table)
-    slot = f"timeout:{table.id}"
-    assert slot in scheduler.jobs
-    assert scheduler.jobs[slot][0] == pytest.approx(30, abs=1)
+    assert await due_in(core, table.id, "timeout") == pytest.approx(30, abs=1)
 
-    await scheduler.fire(slot)
+    await fire(core, table.id, "timeout")
     await settle(core)
     table = await reload(core, table)
     match = core.match_of(table)
@@ -61,9 +65,9 @@ async def test_a_timeout_plays_for_the_absent_player_and_twice_hands_the_seat_ov
 
     # The next person's timer runs now; let the match come back round to the first seat.
     while to_move(core, table) != first:
-        await scheduler.fire(f"timeout:{table.id}")
+        await fire(core, table.id, "timeout")
         table = await reload(core, table)
-    await scheduler.fire(f"timeout:{table.id}")
+    await fire(core, table.id, "timeout")
     await settle(core)
     table = await reload(core, table)
     assert table.seats[first].away  # a second timeout in a row: the computer keeps the seat
@@ -106,7 +110,7 @@ async def test_presses_on_cards_that_are_not_yours_are_refused(core: Core) -> No
 
 
 async def test_a_player_who_blocked_the_bot_is_played_for_and_the_table_says_so(
-    core: Core, messenger: FakeMessenger, scheduler: FakeScheduler
+    core: Core, messenger: FakeMessenger
 ) -> None:
     table = await seat_four(core)
     seat = to_move(core, table)
@@ -127,9 +131,69 @@ async def test_a_player_who_blocked_the_bot_is_played_for_and_the_table_says_so(
     assert user is not None and not user.can_message
     assert "I cannot reach" in group_table_text(messenger, table)
     assert to_move(core, table) == following
-    assert f"ai:{table.id}" in scheduler.jobs  # a computer plays their turn now
-    await scheduler.fire(f"ai:{table.id}")
+    assert "ai" in await stored(core, table.id)  # a computer plays their turn now
+    await fire(core, table.id, "ai")
     table = await reload(core, table)
+    logged = await core.storage.tables.log(table.id, LogKind.ACTION)
+    assert [(e.seat, e.by) for e in logged] == [(seat, Actor.PERSON), (following, Actor.COMPUTER)]
+
+
+async def test_a_player_who_blocked_the_bot_costs_one_refused_call_not_one_per_move(
+    core: Core, messenger: FakeMessenger
+) -> None:
+    table = await seat_four(core)
+    seat = to_move(core, table)
+    match = core.match_of(table)
+    action = next(a for a in match.legal_actions(seat) if a.verb is Verb.LEAD)
+    following = (seat + 1) % 4
+    blocked = PEOPLE[following].user_id
+    messenger.unreachable.add(blocked)
+    await moves.act(
+        core, press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=encode_action(action))
+    )
+    await settle(core)
+    assert messenger.refused == [blocked]
+    # The game goes on (computers for everybody, to be quick): every move marks every hand,
+    # and the blocked player's is not sent again.
+    table = await reload(core, table)
+    for record in table.seats:
+        record.away = True
+    await core.storage.tables.save(
+        table, expected_version=table.version, timers=turns.timer_rows(core, table)
+    )
+    for _ in range(12):
+        assert await fire_next(core)
+        await settle(core)
+    moved = await core.storage.tables.log(table.id, LogKind.ACTION)
+    assert len(moved) >= 10
+    assert messenger.refused == [blocked], f"{len(messenger.refused)} calls refused"
+
+
+async def test_a_timer_stored_due_now_wakes_a_runner_that_sleeps_long(
+    core: Core, messenger: FakeMessenger
+) -> None:
+    runner = core.scheduler
+    assert isinstance(runner, TimerRunner)
+    runner.poll = 60.0  # left alone, it would look again only in a minute
+    table = await seat_four(core)
+    seat = to_move(core, table)
+    action = next(a for a in core.match_of(table).legal_actions(seat) if a.verb is Verb.LEAD)
+    following = (seat + 1) % 4
+    messenger.unreachable.add(PEOPLE[following].user_id)
+    looking = asyncio.create_task(runner.run())
+    try:
+        await asyncio.sleep(0.2)  # it looked: nothing is due, it sleeps
+        version = core.match_of(table).ply
+        await moves.act(
+            core, press(table, Op.ACT, PEOPLE[seat], version=version, arg=encode_action(action))
+        )
+        await settle(core)  # the hand cannot be delivered: a computer's move is due now
+        async with asyncio.timeout(5):
+            while len(await core.storage.tables.log(table.id, LogKind.ACTION)) < 2:
+                await asyncio.sleep(0.02)
+    finally:
+        looking.cancel()
+        await runner.stop()
     logged = await core.storage.tables.log(table.id, LogKind.ACTION)
     assert [(e.seat, e.by) for e in logged] == [(seat, Actor.PERSON), (following, Actor.COMPUTER)]
 
@@ -140,13 +204,11 @@ async def test_after_a_restart_what_was_owed_is_delivered_and_timers_rearmed(
     table = await seat_four(core, timer=120, deliver=False)  # the process dies before sending
     assert table.table_message_id is None and not messenger.in_chat(PEOPLE[0].user_id)
 
-    scheduler = FakeScheduler()  # a new process: nothing scheduled, nothing in memory
-    fresh = make_core(storage, messenger, scheduler)
+    fresh = make_core(storage, messenger)  # a new process: nothing in memory
     assert await resume_all(fresh) == 1
     await settle(fresh)
 
-    assert f"timeout:{table.id}" in scheduler.jobs
-    assert scheduler.jobs[f"timeout:{table.id}"][0] <= 120
+    assert await due_in(fresh, table.id, "timeout") <= 120
     again = await reload(fresh, table)
     assert "leads." in group_table_text(messenger, again)
     for person in PEOPLE:
@@ -156,19 +218,18 @@ async def test_after_a_restart_what_was_owed_is_delivered_and_timers_rearmed(
 
 
 async def test_a_finished_match_leaves_nothing_behind_in_memory(
-    storage: SqliteStorage, messenger: FakeMessenger, scheduler: FakeScheduler
+    storage: SqliteStorage, messenger: FakeMessenger
 ) -> None:
-    core = make_core(storage, messenger, scheduler, ai_level="random")
+    core = make_core(storage, messenger, ai_level="random")
     table = await seat_four(core, timer=30)
     for _ in range(2000):  # nobody presses: timers, then computers, play the match out
-        if not scheduler.jobs:
+        if not await fire_next(core):
             break
-        await scheduler.fire(next(iter(scheduler.jobs)))
     await settle(core)
     table = await reload(core, table)
     assert table.status == "finished"
     assert any("The match is over" in text for text in messenger.texts(GROUP.chat_id))
     assert await storage.outbox.pending() == 0
-    assert scheduler.jobs == {}
+    assert await storage.timers.tables() == set()
     held = core.in_memory()
     assert held["locks"] == 0 and held["matches"] == 0

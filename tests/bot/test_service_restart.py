@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from service_fakes import FakeMessenger, FakeScheduler, make_core, reload, seat_four
+import time
+
+from service_fakes import FakeMessenger, make_core, reload, seat_four, stored
 
 from bot.service.restart import resume_all
 from bot.storage import SqliteStorage
@@ -10,7 +12,7 @@ from bot.storage import SqliteStorage
 
 async def test_a_restart_gives_the_player_to_move_a_full_turn(storage: SqliteStorage) -> None:
     messenger = FakeMessenger()
-    core = make_core(storage, messenger, FakeScheduler())
+    core = make_core(storage, messenger)
     table = await seat_four(core, timer=60)
     seat = core.match_of(table).to_move
     assert seat is not None
@@ -18,10 +20,9 @@ async def test_a_restart_gives_the_player_to_move_a_full_turn(storage: SqliteSto
     table.seats[seat].deadline = 1.0
     await storage.tables.save(table, expected_version=table.version)
 
-    scheduler = FakeScheduler()
-    fresh = make_core(storage, messenger, scheduler)
+    fresh = make_core(storage, messenger)
     await resume_all(fresh)
-    delay, due = scheduler.jobs[f"timeout:{table.id}"]
-    assert delay > 59 and due.seat == seat
+    timeout = (await stored(fresh, table.id))["timeout"]
+    assert timeout.due_at - time.time() > 59 and timeout.seat == seat
     again = await reload(fresh, table)
     assert again.seats[seat].timeouts == 0

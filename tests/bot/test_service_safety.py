@@ -11,7 +11,7 @@ from service_fakes import (
     GROUP,
     PEOPLE,
     FakeMessenger,
-    FakeScheduler,
+    fire_next,
     make_core,
     press,
     reload,
@@ -33,7 +33,7 @@ EVE = Person(900, "Eve", None, "en")
 
 @pytest.fixture
 def core(storage: SqliteStorage) -> Core:
-    return make_core(storage, FakeMessenger(), FakeScheduler())
+    return make_core(storage, FakeMessenger())
 
 
 async def open_lobby(core: Core, chat: ChatInfo, creator: Person) -> TableRecord:
@@ -127,10 +127,8 @@ async def test_a_removed_player_keeps_their_result_and_cannot_cancel_or_sit_else
     other = await core.storage.tables.active_for_chat(OTHER.chat_id)
     assert other is not None and other.seats == []  # opened, but he has a seat still
     # The computers play the match out; every seat's result counts for its person.
-    scheduler = core.scheduler
-    assert isinstance(scheduler, FakeScheduler)
     while (await reload(core, table)).status == TableStatus.PLAYING:
-        await scheduler.fire(next(iter(scheduler.jobs)))
+        assert await fire_next(core)
     await settle(core)
     with sqlite3.connect(storage.path) as conn:
         rows = conn.execute("SELECT user_id, ai_level FROM match_players").fetchall()

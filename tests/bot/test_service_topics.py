@@ -10,7 +10,6 @@ from service_fakes import (
     GROUP,
     PEOPLE,
     FakeMessenger,
-    FakeScheduler,
     Message,
     make_core,
     press,
@@ -29,7 +28,7 @@ TOPIC_B = replace(GROUP, thread_id=6)
 
 @pytest.fixture
 def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
-    return make_core(storage, messenger, FakeScheduler())
+    return make_core(storage, messenger)
 
 
 async def table_in(core: Core, thread_id: int | None) -> TableRecord:

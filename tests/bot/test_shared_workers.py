@@ -31,6 +31,7 @@ from bot.storage import (
     TableStatus,
     Timer,
 )
+from bot.storage.postgres import LISTENER_NAME
 
 CLAIM = 0.6  # seconds a claim lasts: a dead worker's work waits about this long
 
@@ -297,7 +298,9 @@ async def test_a_table_saved_by_another_worker_is_heard_on_postgresql(target: Ta
             heard.append(table_id)
             changed.set()
 
-        await one.watch_tables(on_change)
+        listening = asyncio.create_task(one.listen(on_change))
+        while not one.listening:
+            await asyncio.sleep(0.01)
         table_id = await seat_table(two)
         record = await two.tables.get(table_id)
         assert record is not None
@@ -305,6 +308,44 @@ async def test_a_table_saved_by_another_worker_is_heard_on_postgresql(target: Ta
         await two.tables.save(record, expected_version=record.version)
         await asyncio.wait_for(changed.wait(), 5)
         assert heard == [table_id]
+        listening.cancel()
     finally:
+        await one.close()
+        await two.close()
+
+
+async def test_the_listener_hears_again_after_its_connection_is_cut(target: Target) -> None:
+    """``pg_terminate_backend`` (or a restart) ends the listening session: the worker listens
+    again at once, says it may have missed changes (None), and hears the next ones."""
+    if not target.is_postgres:
+        pytest.skip("SQLite has no notifications: one process tells its own pages")
+    one, two = await target.open(), await target.open()
+    heard: list[int | None] = []
+    listening = asyncio.create_task(one.listen(heard.append))
+    try:
+        while not one.listening:
+            await asyncio.sleep(0.01)
+        await target.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            f"WHERE application_name = '{LISTENER_NAME}'"
+        )
+        cut = time.monotonic()
+        while one.listening:  # down: /healthz says 503 meanwhile
+            assert time.monotonic() - cut < 10, "the listener did not notice"
+            await asyncio.sleep(0.01)
+        while not one.listening:
+            assert time.monotonic() - cut < 10, "the listener did not come back"
+            await asyncio.sleep(0.01)
+        assert heard == [None]  # whatever was saved meanwhile: look again
+        table_id = await seat_table(two)
+        record = await two.tables.get(table_id)
+        assert record is not None
+        await two.tables.save(record, expected_version=record.version)
+        deadline = time.monotonic() + 5
+        while table_id not in heard:
+            assert time.monotonic() < deadline, f"heard only {heard}"
+            await asyncio.sleep(0.01)
+    finally:
+        listening.cancel()
         await one.close()
         await two.close()

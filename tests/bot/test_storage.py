@@ -113,7 +113,6 @@ def full_table(chat_id: int = -100) -> TableRecord:
                 user_id=11,
                 name="Аня",
                 hand_message_id=501,
-                notice_message_id=502,
                 timeouts=1,
                 deadline=1_700_000_123.25,
                 selection=["K♠", "9♠"],

@@ -11,7 +11,6 @@ from service_fakes import (
     GROUP,
     PEOPLE,
     FakeMessenger,
-    FakeScheduler,
     make_core,
     no,
     press,
@@ -42,7 +41,7 @@ from bot.storage import LadderMatch, MatchRecord, Priority, SqliteStorage, Table
 
 @pytest.fixture
 def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
-    return make_core(storage, messenger, FakeScheduler())
+    return make_core(storage, messenger)
 
 
 class Asked:
@@ -145,10 +144,6 @@ async def test_a_removed_player_seat_reads_right_and_their_messages_close(
 ) -> None:
     table = await seat_four(core)
     boris = PEOPLE[1]
-    notice = await messenger.send(boris.user_id, Screen("🔔 Your turn in Kozel club!"))
-    record = table.seats[1]
-    record.notice_message_id = notice
-    await core.storage.tables.save(table, expected_version=table.version)
     hand = (await reload(core, table)).seats[1].hand_message_id
     assert hand is not None
     cb = Callback(table.id, 0, Op.KICK, str(boris.user_id))
@@ -157,7 +152,7 @@ async def test_a_removed_player_seat_reads_right_and_their_messages_close(
     assert answer.text == "Bob was removed from the table." and asked.calls == 0
     assert answer.screen is not None and "Bob" not in str(answer.screen.buttons)
     await settle(core)
-    assert hand in messenger.deleted and notice in messenger.deleted
+    assert hand in messenger.deleted
     assert "You were removed from the table." in messenger.texts(boris.user_id)
     fresh = await reload(core, table)
     assert fresh.seats[1].replaced and fresh.seats[1].user_id is None

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import aiohttp
+import pytest
 from aiohttp import web
 
+from bot.web import server as server_module
 from bot.web.server import WebServer
 
 
@@ -58,4 +62,38 @@ async def test_added_routes_are_served() -> None:
         assert await _get(server.bound_port, "/hello") == (200, "hello")
         assert (await _get(server.bound_port, "/nothing"))[0] == 404
     finally:
+        await server.stop()
+
+
+async def test_slow_and_idle_connections_are_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trickling requests and idle connections hold a descriptor each: they are closed after
+    a while, so that many of them cannot exhaust the server."""
+    monkeypatch.setattr(server_module, "IDLE_TIMEOUT", 1.0, raising=False)
+
+    async def health() -> bool:
+        return True
+
+    server = WebServer("127.0.0.1", 0, health=health)
+    await server.start()
+    trickling: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+    try:
+        for number in range(40):
+            reader, writer = await asyncio.open_connection("127.0.0.1", server.bound_port)
+            if number % 2:  # half of them send a request line and never finish it
+                writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+                await writer.drain()
+            trickling.append((reader, writer))
+        await asyncio.sleep(0.2)
+        for _, writer in trickling[1::2]:
+            writer.write(b"X-Slow: a\r\n")  # a trickle: a byte now and then
+        closed = 0
+        async with asyncio.timeout(8):
+            for reader, _ in trickling:
+                if await reader.read() == b"":  # the server closed it
+                    closed += 1
+        assert closed == len(trickling)
+        assert (await _get(server.bound_port, "/healthz"))[0] == 200  # still serving
+    finally:
+        for _, writer in trickling:
+            writer.close()
         await server.stop()

@@ -10,18 +10,19 @@ import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, cast
 
 import aiohttp
 import pytest
 from fakebot.server import TEST_TOKEN, FakeTelegram
+from storage_targets import Target
 from telegram import Bot, Update
-from telegram.ext import Application
 
 from bot.config import Config, ConfigError
-from bot.storage import SqliteStorage
-from bot.telegram.webhook import SECRET_HEADER, routes, secret_matches, webhook_path
+from bot.storage import SqliteStorage, StorageUnavailable, Taken, UpdateRepo
+from bot.telegram.webhook import SECRET_HEADER, Intake, routes, secret_matches, webhook_path
 from bot.web.server import WebServer
 
 SECRET = "a-secret_0123"
@@ -49,35 +50,48 @@ def test_the_route_listens_on_the_webhook_urls_path() -> None:
 
 
 class FakeApplication:
-    """What the route uses of PTB's Application: running, bot, process_update."""
+    """What the route uses of the bot (``webhook.Receiver``): running, bot, and handling an
+    update the way the bot does (``Intake``: taken in the database, handled, finished)."""
 
-    def __init__(self) -> None:
+    def __init__(self, updates: UpdateRepo | None = None) -> None:
         self.running = True
         self.bot = Bot("1:x")
         self.processed: list[int] = []
         self.fail = False
+        self.handle = Intake(updates, self.process, holder=f"worker {id(self)}")
 
-    async def process_update(self, update: object) -> None:
-        assert isinstance(update, Update)
+    async def process(self, update: Update) -> bool:
+        await asyncio.sleep(0.05)  # handling takes a moment: a repeat may come meanwhile
         if self.fail:
-            raise RuntimeError("handler crashed")
+            return False  # a handler failed (PTB's error handler saw it)
         self.processed.append(update.update_id)
+        return True
+
+
+async def healthy() -> bool:
+    return True
+
+
+@asynccontextmanager
+async def serving(app: FakeApplication) -> AsyncIterator[str]:
+    server = WebServer("127.0.0.1", 0, health=healthy)
+    server.add_routes(routes(app, path="/hook", secret=SECRET))
+    await server.start()
+    try:
+        yield f"http://127.0.0.1:{server.bound_port}/hook"
+    finally:
+        await server.stop()
 
 
 @pytest.fixture
-async def hook() -> AsyncIterator[tuple[FakeApplication, str]]:
-    app = FakeApplication()
-
-    async def health() -> bool:
-        return True
-
-    server = WebServer("127.0.0.1", 0, health=health)
-    server.add_routes(routes(cast(Application, app), path="/hook", secret=SECRET))  # type: ignore[type-arg]
-    await server.start()
+async def hook(tmp_path: Path) -> AsyncIterator[tuple[FakeApplication, str]]:
+    storage = await SqliteStorage.open(str(tmp_path / "kozel.sqlite3"))
+    app = FakeApplication(storage.updates)
     try:
-        yield app, f"http://127.0.0.1:{server.bound_port}/hook"
+        async with serving(app) as url:
+            yield app, url
     finally:
-        await server.stop()
+        await storage.close()
 
 
 async def post(url: str, body: bytes | Any, headers: dict[str, str]) -> int:
@@ -127,6 +141,64 @@ async def test_while_not_running_or_failing_telegram_is_told_to_retry(
     app.fail = False
     assert await post(url, UPDATE, {SECRET_HEADER: SECRET}) == 200  # the retry is taken
     assert app.processed == [7]
+
+
+async def test_an_update_delivered_to_two_workers_is_handled_by_one(target: Target) -> None:
+    """Telegram (or a balancer) hands the same update to two workers at once, and again later:
+    it is taken once in the shared database, and handled once."""
+    one, two = await target.open(), await target.open()
+    first, second = FakeApplication(one.updates), FakeApplication(two.updates)
+    try:
+        async with serving(first) as a, serving(second) as b:
+            statuses = await asyncio.gather(
+                *(post(url, UPDATE, {SECRET_HEADER: SECRET}) for url in (a, b, a, b))
+            )
+            assert set(statuses) <= {200, 503}, statuses  # 503: the other one is on it
+            for url in (a, b):
+                assert await post(url, UPDATE, {SECRET_HEADER: SECRET}) == 200
+        assert first.processed + second.processed == [7]
+    finally:
+        await one.close()
+        await two.close()
+
+
+async def test_an_update_that_cannot_be_taken_while_the_database_is_away_is_sent_again(
+    tmp_path: Path,
+) -> None:
+    class Away:
+        async def take(self, update_id: int, holder: str, *, stale_after: float) -> Taken:
+            raise StorageUnavailable("restarting")
+
+        async def give_back(self, update_id: int, holder: str) -> None:
+            raise StorageUnavailable("restarting")
+
+    app = FakeApplication(cast(UpdateRepo, Away()))
+    async with serving(app) as url:
+        assert await post(url, UPDATE, {SECRET_HEADER: SECRET}) == 503
+    assert app.processed == []
+
+
+async def test_an_update_whose_worker_died_is_taken_again_after_a_while(tmp_path: Path) -> None:
+    now = [1000.0]
+    storage = await SqliteStorage.open(str(tmp_path / "kozel.sqlite3"), clock=lambda: now[0])
+    try:
+        updates = storage.updates
+        assert await updates.take(7, "a", stale_after=60) is Taken.NEW
+        assert await updates.take(7, "b", stale_after=60) is Taken.BUSY  # its worker is on it
+        await updates.give_back(7, "b")  # not b's to give back
+        assert await updates.take(7, "b", stale_after=60) is Taken.BUSY
+        now[0] += 61  # ... or died on it
+        assert await updates.take(7, "b", stale_after=60) is Taken.NEW
+        await updates.finish(7)
+        now[0] += 600
+        assert await updates.take(7, "a", stale_after=60) is Taken.DONE
+        await updates.give_back(7, "b")  # finished: not given back
+        assert await updates.take(7, "a", stale_after=60) is Taken.DONE
+        assert await updates.forget(before=now[0] - 3600) == 0
+        assert await updates.forget(before=now[0] + 1) == 1  # bounded: old ids go
+        assert await updates.take(7, "a", stale_after=60) is Taken.NEW
+    finally:
+        await storage.close()
 
 
 def test_webhook_settings() -> None:

@@ -31,6 +31,8 @@ from bot.storage.pg_conn import numbered
 
 HAND_DATA = re.compile(r"^v1:\d+:\d+:(tog|act|clr|back)")
 TURN_MARK = "👉"
+SLOW_DOWN = "Not so fast"  # the answer to a press over the person's fair share
+SLOW_DOWN_PAUSE = 0.3  # seconds a player told to slow down waits before pressing again
 MATCH_OVER = "The match is over!"
 # A hand's first line names the variant: "🐐 Street Kozel · <the group's title>".
 VARIANT_NAMES = ("Classic Kozel (Ziege)", "Street Kozel", "Moscow Kozel")
@@ -72,6 +74,7 @@ class Table:
     topic: Topic | None = None  # the forum topic the table is opened in
     hand_wait: float = 5.0  # how long a player waits for their hand to show a tap
     press_wait: float = 10.0  # ... and for the answer to a press
+    slowed: int = 0  # presses the bot refused as over the person's fair share
     _acted: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     @property
@@ -207,12 +210,17 @@ class Table:
                 )
 
     async def _press(self, user: SimUser, message: StoredMessage, button: Button) -> str:
-        self.presses += 1
         assert button.callback_data is not None
-        answer = await user.press(
-            user, message.message_id, button.callback_data, timeout=self.press_wait
-        )
-        return answer.text or ""
+        while True:
+            self.presses += 1
+            answer = await user.press(
+                user, message.message_id, button.callback_data, timeout=self.press_wait
+            )
+            if not (answer.text or "").startswith(SLOW_DOWN):
+                return answer.text or ""
+            # Over their fair share: like a person told so, wait a moment and press again.
+            self.slowed += 1
+            await asyncio.sleep(SLOW_DOWN_PAUSE)
 
     async def _special(self, user: SimUser, message: StoredMessage) -> bool:
         specials = [b for b in message.buttons if op_of(b) == "act" and is_special(b)]

@@ -76,7 +76,9 @@ def test_copy_has_its_own_lists_and_shares_the_rest(variant: str, players: int) 
     st = random_position(variant, players, 7)
     c = st.copy()
     assert c.snapshot() == st.snapshot()
-    for name in GameState.__slots__:
+    assert not hasattr(c, "__dict__")  # every field is a slot
+    assert set(GameState.OWN_LISTS) < set(GameState.FIELDS)
+    for name in GameState.FIELDS:
         mine, theirs = getattr(c, name), getattr(st, name)
         if name in GameState.OWN_LISTS:
             assert mine is not theirs and all(x is y for x, y in zip(mine, theirs, strict=True))

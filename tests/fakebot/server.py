@@ -199,6 +199,7 @@ class _Fault:
     seconds: float
     remaining: int
     when: Callable[[JSONDict], bool] | None
+    until: float | None = None  # time.monotonic(): every matching call until then (an outage)
 
 
 @dataclass
@@ -397,15 +398,20 @@ class FakeTelegram:
         seconds: float = 0.0,
         times: int = 1,
         when: Callable[[JSONDict], bool] | None = None,
+        during: float | None = None,
     ) -> None:
         """Network trouble on the next ``times`` calls of ``method`` (``"*"``: any method)
         whose params satisfy ``when``: ``"drop"`` cuts the connection before anything is done
         (the client sees a reset, like a proxy or Telegram's front end going away);
         ``"slow"`` answers ``seconds`` late (a client with a shorter timeout gives up, though
-        the call is still carried out, as Telegram would)."""
+        the call is still carried out, as Telegram would). ``during``: on every such call
+        for that many seconds from now instead (an outage, or a slow spell; ``times`` is
+        then ignored)."""
         if kind not in ("drop", "slow"):
             raise ValueError(f"unknown fault {kind!r}: 'drop' or 'slow'")
-        self._faults.append(_Fault(method.lower(), kind, seconds, times, when))
+        until = None if during is None else time.monotonic() + during
+        remaining = 1 if during is not None else times
+        self._faults.append(_Fault(method.lower(), kind, seconds, remaining, when, until))
 
     @property
     def dropped_calls(self) -> list[Call]:
@@ -1075,13 +1081,16 @@ class FakeTelegram:
         return None
 
     def _take_fault(self, method: str, params: JSONDict) -> _Fault | None:
+        now = time.monotonic()
         for fault in self._faults:
             if (
                 fault.method in (method.lower(), "*")
                 and fault.remaining > 0
+                and (fault.until is None or now < fault.until)
                 and (fault.when is None or fault.when(params))
             ):
-                fault.remaining -= 1
+                if fault.until is None:
+                    fault.remaining -= 1
                 return fault
         return None
 

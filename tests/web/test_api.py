@@ -18,7 +18,6 @@ from service_fakes import (
     GROUP,
     PEOPLE,
     FakeMessenger,
-    FakeScheduler,
     make_core,
     press,
     reload,
@@ -33,15 +32,32 @@ from bot.service.live import MAX_PER_SEAT
 from bot.storage import SqliteStorage, TableRecord
 from bot.web.limits import BURST
 from bot.web.mini_app import HEADER, MiniApp
+from kozel_rules.action import Action
 from kozel_rules.card import CARDS, Card
 
 TOKEN = "42:TEST-TOKEN"
 STRANGER = 999
+WATCHER = 500  # in the group, not seated
+
+
+class Members:
+    """Telegram's getChatMember as the Mini App asks it: WATCHER and the players are in
+    GROUP; every call is counted."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[int, int]] = []
+
+    async def __call__(self, chat_id: int, user_id: int) -> bool | None:
+        self.asked.append((chat_id, user_id))
+        return chat_id == GROUP.chat_id and (user_id == WATCHER or user_id in PLAYERS)
+
+
+PLAYERS = {p.user_id for p in PEOPLE}
 
 
 @pytest.fixture
 def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
-    core = make_core(storage, messenger, FakeScheduler())
+    core = make_core(storage, messenger)
     core.settings = dataclasses.replace(
         core.settings, public_url="https://kozel.example", webapp_name="table"
     )
@@ -49,9 +65,16 @@ def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
 
 
 @pytest.fixture
-async def client(core: Core) -> AsyncIterator[TestClient[web.Request, web.Application]]:
+def members() -> Members:
+    return Members()
+
+
+@pytest.fixture
+async def client(
+    core: Core, members: Members
+) -> AsyncIterator[TestClient[web.Request, web.Application]]:
     app = web.Application()
-    mini_app = MiniApp(core, TOKEN)
+    mini_app = MiniApp(core, TOKEN, members=members)
     app.add_routes(mini_app.routes())
     async with TestClient(TestServer(app)) as client:
         yield client
@@ -211,6 +234,57 @@ async def test_a_move_out_of_turn_or_malformed_is_refused(
     assert (await reload(core, table)).match_state == table.match_state
 
 
+async def test_a_tap_in_the_page_follows_the_hands_tap_rule(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    """``POST /api/tap``: the server says what a tap does with the page's selection: select,
+    refuse (with the reason), or play at once — the hand's own rule."""
+
+    def by_index(texts: list[str]) -> list[str]:
+        return sorted(texts, key=lambda text: int(Card.parse(text)))
+
+    table = await seat_four(core)
+    match = core.match_of(table)
+    seat = match.to_move
+    assert seat is not None
+    params, hand = {"table": table.id}, match.view(seat).hand
+
+    async def tap(user: int, card: str, chosen: list[str]) -> dict[str, Any]:
+        body = {"ply": match.ply, "card": card, "chosen": chosen}
+        response = await client.post("/api/tap", params=params, headers=auth(user), json=body)
+        assert response.status == 200, await response.text()
+        data: dict[str, Any] = await response.json()
+        return data
+
+    waiting = person_at(table, (seat + 1) % 4)
+    other_card = str(match.view((seat + 1) % 4).hand[0])
+    refused = await tap(waiting, other_card, [])
+    assert refused["tap"] == "refuse" and refused["ok"] is False
+    assert refused["text"] == "Not your turn yet."
+    mover = person_at(table, seat)
+    absent = next(str(c) for c in CARDS if c not in hand)
+    assert (await tap(mover, absent, []))["text"] == "That card is not in your hand."
+    # Cards of one suit, one by one: chosen until they can be led one way only, then played.
+    suit = [str(c) for c in hand if c.suit == hand[0].suit]
+    chosen: list[str] = []
+    for card in suit:
+        data = await tap(mover, card, chosen)
+        if data["tap"] == "play":
+            break
+        assert data["tap"] == "select" and data["ok"] is True
+        assert by_index(data["chosen"]) == by_index([*chosen, card])
+        assert data["state"]["ply"] == match.ply
+        chosen = data["chosen"]
+    assert data["tap"] == "play" and data["ok"] is True and data["text"].startswith("Played: ")
+    assert data["state"]["ply"] == match.ply + 1
+    assert data["state"]["trick"]["plays"][0]["cards"] == by_index([*chosen, card])
+    stale = await tap(mover, str(hand[-1]), [])
+    assert stale["ok"] is False and stale["tap"] == "refuse" and "out of date" in stale["text"]
+    for bad in [{"ply": 0}, {"ply": 0, "card": "K♠", "chosen": "K♠"}, [1]]:
+        response = await client.post("/api/tap", params=params, headers=auth(mover), json=bad)
+        assert response.status == 400
+
+
 async def read_state(stream: Any) -> dict[str, Any]:
     """The next ``state`` event of an event stream."""
     while True:
@@ -298,7 +372,7 @@ async def test_the_buttons_open_the_mini_app(core: Core, messenger: FakeMessenge
 
 async def test_without_a_public_url_nothing_changes(storage: SqliteStorage) -> None:
     messenger = FakeMessenger()
-    core = make_core(storage, messenger, FakeScheduler())
+    core = make_core(storage, messenger)
     table = await seat_four(core)
     for message in messenger.messages.values():
         buttons = [b for row in message.screen.buttons for b in row]
@@ -480,3 +554,129 @@ async def test_a_cancelled_table_says_so_and_its_stream_ends(
     rest = await asyncio.wait_for(stream.content.read(), 3)  # returns: the stream is over
     assert rest.strip() == b""
     assert not core.live.is_watched(table.id, 0)
+
+
+async def play_moves(core: Core, table: TableRecord, count: int, *, face_down: bool) -> TableRecord:
+    """``count`` moves by whoever is to move (face-down discards where allowed, if asked)."""
+    for _ in range(count):
+        table = await reload(core, table)
+        match = core.match_of(table)
+        seat = match.to_move
+        assert seat is not None
+        legal = [a for a in match.legal_actions(seat) if not a.verb.is_special]
+        action = (
+            next((a for a in legal if a.verb.is_face_down), legal[0]) if face_down else legal[0]
+        )
+        arg = encode_action(action)
+        await moves.act(core, press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=arg))
+    return await reload(core, table)
+
+
+async def test_a_group_member_without_a_seat_watches_the_public_view(
+    core: Core, client: TestClient[web.Request, web.Application], members: Members
+) -> None:
+    """The group's table link opens the public view for a member who does not play: no hand,
+    no move, no card of any hand and no face-down card, whatever is played; membership is
+    asked of Telegram once, not per request or per card."""
+    table = await seat_four(core)
+    for _ in range(6):
+        table = await play_moves(core, table, 2, face_down=True)
+        state = (await get_state(client, table, WATCHER))["state"]
+        assert state["spectator"] is True and state["seat"] is None
+        assert state["hand"] == [] and state["actions"] == [] and state["my_turn"] is False
+        assert not any(seat["me"] or seat["partner"] for seat in state["seats"])
+        public = core.match_of(table).view(None)
+        face_up = {
+            str(c)
+            for trick in (public.trick, public.last_trick)
+            if trick is not None
+            for play in trick.plays
+            for c in play.cards
+        }
+        assert visible_cards(state) <= face_up | {str(public.trump_card)}, state
+        shown = [p for t in (state["trick"], state["last_trick"]) if t for p in t["plays"]]
+        assert all(p["cards"] == [] for p in shown if p["face_down"])
+    assert members.asked == [(GROUP.chat_id, WATCHER)]
+    link = await client.get("/api/state", headers=auth(WATCHER, start_param=str(table.id)))
+    assert (await link.json())["state"]["spectator"] is True  # the table link's start_param
+
+
+async def test_a_stranger_hears_the_same_as_for_a_table_that_does_not_exist(
+    core: Core, client: TestClient[web.Request, web.Application], members: Members
+) -> None:
+    table = await seat_four(core)
+    answers = []
+    for table_id in (table.id, table.id + 50):
+        response = await client.get(
+            "/api/state", params={"table": table_id}, headers=auth(STRANGER)
+        )
+        answers.append((response.status, await response.json()))
+    assert answers[0] == answers[1] == (403, {"error": "You have no seat at this table."})
+    assert members.asked == [(GROUP.chat_id, STRANGER)]  # no table, no question to Telegram
+
+
+async def test_a_spectator_is_pushed_every_move_but_cannot_move_or_mark_a_seat_watched(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    params = {"table": table.id}
+    stream = await client.get("/api/events", params=params, headers=auth(WATCHER))
+    assert (await read_state(stream))["spectator"] is True
+    assert not any(core.live.is_watched(table.id, seat) for seat in range(4))  # turns still ring
+    match = core.match_of(table)
+    seat = match.to_move
+    assert seat is not None
+    action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+    body = {"ply": match.ply, "verb": str(action.verb), "cards": [str(c) for c in action.cards]}
+    refused = await client.post("/api/move", params=params, headers=auth(WATCHER), json=body)
+    assert (await refused.json())["ok"] is False
+    tap = {"ply": match.ply, "card": body["cards"][0], "chosen": []}
+    tapped = await client.post("/api/tap", params=params, headers=auth(WATCHER), json=tap)
+    assert (await tapped.json())["ok"] is False
+    assert (await reload(core, table)).match_state == table.match_state
+    started = time.monotonic()
+    await play_moves(core, table, 1, face_down=False)
+    pushed = await read_state(stream)
+    assert time.monotonic() - started < 1.0 and pushed["ply"] == match.ply + 1
+    assert pushed["trick"]["plays"][0]["cards"] == body["cards"]
+    more = [
+        await client.get("/api/events", params=params, headers=auth(WATCHER))
+        for _ in range(MAX_PER_SEAT)
+    ]
+    assert [r.status for r in more] == [200] * (MAX_PER_SEAT - 1) + [429]  # a few per person
+    other = await client.get("/api/state", params=params, headers=auth(PEOPLE[0].user_id))
+    assert other.status == 200
+    for response in [stream, *more]:
+        response.close()
+
+
+async def test_a_finished_deal_shows_its_result_over_its_last_trick_until_the_next_trick(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    table = await seat_four(core)
+    while core.match_of(table).deal_number == 1:
+        table = await play_moves(core, table, 1, face_down=False)
+    match = core.match_of(table)
+    result = match.deal_results[-1]
+    # The deal's last trick: the last four actions (the lead and three answers; deal 2 has
+    # seen no action yet).
+    last_plays = [Action.parse(text) for text in match.history[-4:]]
+    for watcher in (0, 1, WATCHER):
+        user = PEOPLE[watcher].user_id if watcher != WATCHER else WATCHER
+        state = (await get_state(client, table, user))["state"]
+        end = state["deal_end"]
+        assert end["number"] == 1 and end["heading"] == "🏁 Deal 1 is over"
+        assert any("Defeat points" in line for line in end["lines"])
+        trick = end["trick"]
+        assert trick["taker"] == result.last_trick_seat
+        assert [p["seat"] for p in trick["plays"]] == [a.seat for a in last_plays]
+        for play, action in zip(trick["plays"], last_plays, strict=True):
+            hidden = action.verb.is_face_down and action.seat != state["seat"]
+            assert play["cards"] == ([] if hidden else [str(c) for c in action.cards])
+            assert play["count"] == len(action.cards)
+        winners = [p for p in trick["plays"] if p["top"]]
+        assert [p["seat"] for p in winners] == [result.last_trick_seat]
+    # The next deal's first trick taken: the result is no longer sent.
+    while not any(core.match_of(table).view(None).tricks_by_seat):
+        table = await play_moves(core, table, 1, face_down=False)
+    assert (await get_state(client, table, PEOPLE[0].user_id))["state"]["deal_end"] is None

@@ -71,3 +71,11 @@ def test_a_repeated_field_is_refused_even_when_signed() -> None:
     raw = telegram_init_data(TOKEN, 1)
     with pytest.raises(InitDataError):
         check_init_data(raw + "&auth_date=1", TOKEN)
+
+
+@pytest.mark.parametrize("forged", ["é" * 64, "ф" + "0" * 63, "0" * 63 + "\u0000", "✓"])
+def test_a_hash_that_is_not_hex_is_refused_like_any_wrong_one(forged: str) -> None:
+    fields = dict(parse_qsl(telegram_init_data(TOKEN, 1)))
+    fields["hash"] = forged  # not even ASCII: the comparison must still just say no
+    with pytest.raises(InitDataError):
+        check_init_data(urlencode(fields), TOKEN)

@@ -1,4 +1,4 @@
-"""Benchmark of the ladder commands on a big database: ``python -m bot.ladder_bench``.
+"""Benchmark of the ladder commands on a big database: ``python -m benchmarks.ladder``.
 
 Fills a fresh SQLite file with a realistic ladder: one chat with ``--matches`` finished matches
 (default 10,000) among ``--players`` people (default 30, of them 3 computer levels), in the three
@@ -20,19 +20,24 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from .screen import Screen
-from .service import ladder
-from .service.core import Core, Settings
-from .service.ladder import StatsTarget
-from .service.ports import ChatInfo, Due, Person
-from .service.rating import rate
-from .storage import ChatRecord, MatchPlayerRecord, MatchRecord, SqliteStorage, UserRecord
+# Run as ``python -m benchmarks.ladder`` or ``python benchmarks/ladder.py``.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bot.screen import Screen
+from bot.service import ladder
+from bot.service.core import Core, Settings
+from bot.service.ladder import StatsTarget
+from bot.service.ports import ChatInfo, Person
+from bot.service.rating import rate
+from bot.storage import ChatRecord, MatchPlayerRecord, MatchRecord, SqliteStorage, UserRecord
+from kozel_rules.ai import LEVELS
+from kozel_rules.variant import Variant, get_variant
 
 TARGET_MS = 5.0
-LEVELS = ("random", "basic", "strong")
-VARIANT_WEIGHTS = {"street": 4, "ziege": 3, "moscow": 3}
-MOSCOW_PLAYERS = {2: 2, 3: 3, 4: 5}  # how many players a moscow table has, by weight
+VARIANT_WEIGHTS = {"street": 4, "ziege": 3, "moscow": 3}  # the workload: matches of each
+PLAYER_WEIGHTS = {2: 2, 3: 3, 4: 5}  # how many players a table has, where a variant allows more
 BENCH_CHAT = -1_001_000_000_001
 
 
@@ -59,13 +64,7 @@ class _Quiet:
     async def delete(self, chat_id: int, message_id: int) -> None:
         return None
 
-    def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
-        return None
-
-    def schedule(self, slot: str, delay: float, due: Due) -> None:
-        return None
-
-    def cancel(self, slot: str) -> None:
+    def wake_by(self, at: float) -> None:
         return None
 
 
@@ -90,20 +89,13 @@ def make_players(rng: random.Random, people: int, first_id: int) -> list[Player]
 def make_match(
     rng: random.Random, table_id: int, chat_id: int, pool: Sequence[Player], finished_at: float
 ) -> MatchRecord:
-    variant = rng.choices(list(VARIANT_WEIGHTS), weights=list(VARIANT_WEIGHTS.values()))[0]
-    n = 4
-    if variant == "moscow":
-        n = rng.choices(list(MOSCOW_PLAYERS), weights=list(MOSCOW_PLAYERS.values()))[0]
-    people = [p for p in pool if p.user_id is not None]
-    chosen: list[Player] = []
-    while len(chosen) < n:
-        if rng.random() < 0.15:  # a computer fills the seat
-            chosen.append(rng.choice([p for p in pool if p.ai_level is not None]))
-            continue
-        pick = rng.choices(people, weights=[p.activity for p in people])[0]
-        if pick not in chosen:
-            chosen.append(pick)
-    sides = 2 if n == 4 else n
+    name = rng.choices(list(VARIANT_WEIGHTS), weights=list(VARIANT_WEIGHTS.values()))[0]
+    variant = get_variant(name)
+    n = max(variant.player_counts)
+    if len(variant.player_counts) > 1:
+        n = rng.choices(list(PLAYER_WEIGHTS), weights=list(PLAYER_WEIGHTS.values()))[0]
+    chosen = _seat_players(rng, pool, n)
+    sides = variant.sides_for(n)
     side_of = [seat % sides for seat in range(n)]
     strength = [
         sum(p.skill for seat, p in enumerate(chosen) if side_of[seat] == side) + rng.gauss(0, 1.2)
@@ -116,33 +108,14 @@ def make_match(
         points[side] = 12 + 2 * rng.randrange(0, 3) - (2 if place > 1 else 0)
     deals = rng.randint(3, 10)
     eggs = rng.random() < 0.08
-    players = []
-    for seat, who in enumerate(chosen):
-        side = side_of[seat]
-        won = side == order[0]
-        lost_deals = min(deals, rng.randint(1, deals) if not won else rng.randint(0, deals // 2))
-        players.append(
-            MatchPlayerRecord(
-                seat=seat,
-                side=side,
-                user_id=who.user_id,
-                name=who.name,
-                ai_level=who.ai_level,
-                won=won,
-                goat=side == order[1],
-                defeat_points=points[side],
-                deals_won=deals - lost_deals,
-                deals_lost=lost_deals,
-                eggs=int(eggs),
-                queens_caught=int(variant == "ziege" and rng.random() < 0.1),
-                tricks=rng.randint(5, 40),
-                card_points=rng.randint(100, 600),
-            )
-        )
+    players = [
+        _player_record(rng, variant, seat, who, side_of[seat], order, points, deals, eggs)
+        for seat, who in enumerate(chosen)
+    ]
     return MatchRecord(
         table_id=table_id,
         chat_id=chat_id,
-        variant=variant,
+        variant=variant.name,
         players=n,
         started_at=finished_at - rng.uniform(600, 3600),
         finished_at=finished_at,
@@ -157,6 +130,51 @@ def make_match(
             "deals": deals,
         },
         players_list=players,
+    )
+
+
+def _seat_players(rng: random.Random, pool: Sequence[Player], n: int) -> list[Player]:
+    """``n`` players of the pool, people by their activity; now and then a computer."""
+    people = [p for p in pool if p.user_id is not None]
+    chosen: list[Player] = []
+    while len(chosen) < n:
+        if rng.random() < 0.15:  # a computer fills the seat
+            chosen.append(rng.choice([p for p in pool if p.ai_level is not None]))
+            continue
+        pick = rng.choices(people, weights=[p.activity for p in people])[0]
+        if pick not in chosen:
+            chosen.append(pick)
+    return chosen
+
+
+def _player_record(
+    rng: random.Random,
+    variant: Variant,
+    seat: int,
+    who: Player,
+    side: int,
+    order: Sequence[int],
+    points: dict[int, int],
+    deals: int,
+    eggs: bool,
+) -> MatchPlayerRecord:
+    won = side == order[0]
+    lost_deals = min(deals, rng.randint(1, deals) if not won else rng.randint(0, deals // 2))
+    return MatchPlayerRecord(
+        seat=seat,
+        side=side,
+        user_id=who.user_id,
+        name=who.name,
+        ai_level=who.ai_level,
+        won=won,
+        goat=side == order[1],
+        defeat_points=points[side],
+        deals_won=deals - lost_deals,
+        deals_lost=lost_deals,
+        eggs=int(eggs),
+        queens_caught=int(variant.queen_catch is not None and rng.random() < 0.1),
+        tricks=rng.randint(5, 40),
+        card_points=rng.randint(100, 600),
     )
 
 
@@ -328,7 +346,7 @@ async def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m bot.ladder_bench",
+        prog="python -m benchmarks.ladder",
         description="Fill a ladder database and time the /top, /stats and /history use cases.",
     )
     parser.add_argument("--matches", type=int, default=10_000, help="matches in the main chat")

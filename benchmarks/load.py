@@ -2,7 +2,7 @@
 
 Run by hand (it is not a test)::
 
-    .venv/bin/python tests/bench_load.py --tables 10 [--seconds 90] [--bot-dir DIR] [--seed N]
+    .venv/bin/python benchmarks/load.py --tables 10 [--seconds 90] [--bot-dir DIR] [--seed N]
 
 It starts the fake Bot API (``tests/fakebot``) with Telegram's limits on (30 calls a second
 overall, 20 a minute per group, about 1 a second per private chat; see
@@ -49,8 +49,8 @@ so 1 vs 2 workers compare like with like; plain ``--workers 1`` is today's singl
 on SQLite. With the proxy the benchmark also prints each worker's share of the updates (the
 webhook posts it answered with 200, in the window and in all)::
 
-    .venv/bin/python tests/bench_load.py --tables 30 --seconds 60 --workers 1 --database postgres
-    .venv/bin/python tests/bench_load.py --tables 30 --seconds 60 --workers 2
+    .venv/bin/python benchmarks/load.py --tables 30 --seconds 60 --workers 1 --database postgres
+    .venv/bin/python benchmarks/load.py --tables 30 --seconds 60 --workers 2
 
 ``--lease SECONDS RENEW`` sets ``KOZEL_LEASE_SECONDS``/``KOZEL_LEASE_RENEW`` (default the
 production 30 and 10: with several workers, how long a claim on a chat or a timer lasts). The
@@ -93,18 +93,22 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# Run as ``python -m benchmarks.NAME`` or ``python benchmarks/NAME.py``: the repository and the
+# tests' helpers (the fake Bot API, the e2e driver, throwaway PostgreSQL clusters) import alike.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import aiohttp
 import asyncpg
-from bench.people import Pace, Person, TableRun
-from bench.report import measure, render, summary
 from e2e.driver import rows as store_rows
 from fakebot.limits import TelegramLimits
 from fakebot.process import REPO_ROOT, BotProcess, free_port
 from fakebot.proxy import RoundRobinProxy
 from fakebot.server import FakeTelegram
 from pgcluster import PgCluster, find_bindir
+
+from benchmarks.load_people import Pace, Person, TableRun
+from benchmarks.load_report import measure, render, summary
 
 NAMES = ("Anna", "Boris", "Vera", "Gleb")
 WEBHOOK_SECRET = "bench-secret"

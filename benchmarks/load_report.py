@@ -16,7 +16,7 @@ from e2e.driver import rows as store_rows
 from fakebot.limits import TelegramLimits
 from fakebot.server import FakeTelegram
 
-from .people import MATCH_OVER, TableRun, is_hand_version, played
+from benchmarks.load_people import MATCH_OVER, TableRun, is_hand_version, played
 
 __all__ = ["Figures", "measure", "percentile", "render", "summary"]
 

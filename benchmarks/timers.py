@@ -1,6 +1,6 @@
 """Benchmark: what a turn timer costs with many timers stored (run by hand).
 
-    .venv/bin/python tests/bench_timers.py [--postgres]
+    .venv/bin/python benchmarks/timers.py [--postgres]
 
 Every move stores its table's next timers in the move's own transaction (``tables.save(...,
 timers=...)``), and a worker claims each due timer and finishes it. Prints, with 10, 1,000 and
@@ -18,7 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# Run as ``python -m benchmarks.NAME`` or ``python benchmarks/NAME.py``: the repository and the
+# tests' helpers (the fake Bot API, the e2e driver, throwaway PostgreSQL clusters) import alike.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.storage import SeatRecord, Storage, TableRecord, TableStatus, Timer, open_storage
 

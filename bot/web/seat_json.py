@@ -3,6 +3,7 @@
 Built from the engine's per-seat view only (``Match.view(seat)``): the seat's own hand and
 legal actions, the public facts about the others (hand sizes, face-up cards, face-down
 counts), never another hand, a face-down card of another seat, or a running card-point total.
+A spectator's page gets the public view (``Match.view(None)``): no hand, no face-down card.
 Texts are plain (the page puts them in as text, never as markup).
 """
 
@@ -10,10 +11,12 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 from html import unescape
 from typing import Any
 
 from kozel_rules.action import Action
+from kozel_rules.variant import get_variant
 from kozel_rules.view import PlayView, SeatView, TrickView
 
 from ..i18n import Translator
@@ -32,22 +35,24 @@ def plain(html: str) -> str:
     return unescape(_TAG.sub("", html))
 
 
-def _play(play: PlayView, top: bool) -> dict[str, Any]:
+def _play(view: SeatView, play: PlayView, top: bool) -> dict[str, Any]:
     return {
         "seat": play.seat,
         "verb": str(play.verb),
         "cards": [str(c) for c in play.cards],  # empty for another seat's face-down play
+        "trumps": [is_trump(view, c) for c in play.cards],
         "count": play.count,
         "face_down": play.verb.is_face_down,
         "top": top,
     }
 
 
-def _trick(trick: TrickView | None) -> dict[str, Any] | None:
+def _trick(view: SeatView, trick: TrickView | None) -> dict[str, Any] | None:
+    """``top`` marks the cards an answer has to beat, or on a taken trick the taker's."""
     if trick is None:
         return None
     top_index = None
-    if trick.taker is None and trick.top_seat is not None:
+    if trick.top_seat is not None:
         for i in range(len(trick.plays) - 1, -1, -1):
             play = trick.plays[i]
             if play.seat == trick.top_seat and not play.verb.is_face_down:
@@ -56,7 +61,7 @@ def _trick(trick: TrickView | None) -> dict[str, Any] | None:
     return {
         "leader": trick.leader,
         "taker": trick.taker,
-        "plays": [_play(p, i == top_index) for i, p in enumerate(trick.plays)],
+        "plays": [_play(view, p, i == top_index) for i, p in enumerate(trick.plays)],
     }
 
 
@@ -71,8 +76,7 @@ def _action(t: Translator, action: Action) -> dict[str, Any]:
 
 def _seats(page: SeatPage, view: SeatView) -> list[dict[str, Any]]:
     t, me = page.t, page.seat
-    mine = side_members(view.sides, view.sides[me])
-    leader = view.trick.leader if view.trick is not None else view.to_move
+    mine = side_members(view.sides, view.sides[me]) if me is not None else ()
     seats = []
     for seat, info in enumerate(page.seats):
         seats.append(
@@ -85,10 +89,10 @@ def _seats(page: SeatPage, view: SeatView) -> list[dict[str, Any]]:
                 "partner": seat != me and seat in mine,
                 "in_game": view.in_game[seat],
                 "dealer": seat == view.dealer,
-                "leads": seat == leader and not view.match_over,
                 "to_move": seat == view.to_move,
                 "cards": view.hand_sizes[seat],
                 "cards_text": t.n_("{n} card", "{n} cards", view.hand_sizes[seat]),
+                "tricks": view.tricks_by_seat[seat],
                 "tricks_text": t.n_("{n} trick", "{n} tricks", view.tricks_by_seat[seat]),
             }
         )
@@ -103,7 +107,7 @@ def _sides(page: SeatPage, view: SeatView) -> list[dict[str, Any]]:
         sides.append(
             {
                 "names": " & ".join(page.seats[s].name for s in members),
-                "mine": page.seat in members,
+                "mine": page.seat is not None and page.seat in members,
                 "tricks": view.tricks_by_side[side],
                 "tricks_text": t.n_("{n} trick", "{n} tricks", view.tricks_by_side[side]),
                 "defeat_points": points,
@@ -113,13 +117,29 @@ def _sides(page: SeatPage, view: SeatView) -> list[dict[str, Any]]:
     return sides
 
 
+def _deal_end(page: SeatPage, view: SeatView) -> dict[str, Any] | None:
+    """The finished deal's result and last trick, while the next deal is young."""
+    if page.deal_text is None or page.deal_trick is None:
+        return None
+    result = page.match.deal_results[-1]
+    heading, *lines = plain(page.deal_text).splitlines()
+    return {
+        "number": result.number,
+        "heading": heading,
+        "lines": lines,
+        # its trumps are the finished deal's
+        "trick": _trick(replace(view, trump=result.trump), page.deal_trick),
+    }
+
+
 def seat_state(page: SeatPage, *, now: float | None = None) -> dict[str, Any]:
-    """The page's whole state for one seat."""
+    """The page's whole state for one seat, or the public one for a spectator."""
     t, table, seat = page.t, page.table, page.seat
     view = page.match.view(seat)
+    variant = get_variant(view.variant)
     legal = list(view.legal)
     playable = {c for a in legal if not a.verb.is_special for c in a.cards}
-    record = table.seats[seat]
+    away = table.seats[seat].away if seat is not None else False
     deadline = table.seats[view.to_move].deadline if view.to_move is not None else None
     now = time.time() if now is None else now
     return {
@@ -128,9 +148,12 @@ def seat_state(page: SeatPage, *, now: float | None = None) -> dict[str, Any]:
         "ply": page.match.ply,
         "status": str(table.status),
         "seat": seat,
-        "title": plain(variant_name(t, view.variant)) + " · " + page.chat_title,
+        "spectator": page.spectator,
+        "title": plain(variant_name(t, variant)) + " · " + page.chat_title,
         "chat": page.chat_title,
         "deal": view.deal_number,
+        "deal_text": t._("deal {n}", n=view.deal_number),
+        "out_at": variant.out_at,
         "trump": view.trump.symbol if view.trump is not None else None,
         "trump_card": str(view.trump_card)
         if view.trump_card and not view.trump_card_drawn
@@ -142,18 +165,18 @@ def seat_state(page: SeatPage, *, now: float | None = None) -> dict[str, Any]:
             for c in view.hand
         ],
         "actions": [_action(t, a) for a in legal],
-        "away": record.away,
+        "away": away,
         "seats": _seats(page, view),
         "sides": _sides(page, view),
         "standings_text": plain(standings_line(t, view, page.seats)),
         "to_move": view.to_move,
-        "my_turn": view.to_move == seat and not record.away,
-        "prompt": plain(hand_prompt(t, view, legal)),
+        "my_turn": seat is not None and view.to_move == seat and not away,
+        "prompt": plain(hand_prompt(t, view, legal)) if seat is not None else "",
         "phase_text": plain(phase_line(t, view, page.seats)),
-        "trick": _trick(view.trick),
-        "last_trick": _trick(view.last_trick),
+        "trick": _trick(view, view.trick),
+        "last_trick": _trick(view, view.last_trick),
         "timer": max(0.0, round(deadline - now, 1)) if deadline is not None else None,
-        "deal_text": plain(page.deal_text) if page.deal_text else None,
+        "deal_end": _deal_end(page, view),
         "match_text": plain(page.match_text) if page.match_text else None,
         "match_over": view.match_over,
         "closed_text": (

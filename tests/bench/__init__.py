@@ -1,1 +1,0 @@
-"""Helpers of the load benchmark ``tests/bench_load.py`` (not tests; pytest skips them)."""
