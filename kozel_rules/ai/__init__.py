@@ -33,6 +33,12 @@ from .search import DEFAULT_BUDGET, Budget, strong_choice
 from .trace import DealTrace, deal_trace
 
 LEVELS: tuple[str, ...] = ("random", "basic", "strong", "expert")
+"""Every level, from the weakest up."""
+PLAYING_LEVELS: tuple[str, ...] = ("basic", "strong", "expert")
+"""The levels that play to win, from the weakest up (``random`` plays any legal action: a
+yardstick for tests and the arena, not a partner)."""
+BEST_LEVEL = "expert"
+"""The strongest level (measured in the arena against ``strong``; README.md)."""
 
 
 def _check_level(level: str) -> None:
@@ -112,9 +118,11 @@ def interrupt(
 
 
 __all__ = [
+    "BEST_LEVEL",
     "DEFAULT_BUDGET",
     "EXPERT_BUDGET",
     "LEVELS",
+    "PLAYING_LEVELS",
     "Budget",
     "DealTrace",
     "Observation",

@@ -88,6 +88,7 @@ class DealReview:
     deal: int
     decisions: int  # decisions with a choice that were judged
     mistakes: tuple[Mistake, ...]  # the biggest first (at most two); empty: none clear
+    plays: tuple[Action, ...] = ()  # every action of the seat in the deal, in order
 
 
 @dataclass(frozen=True)
@@ -130,11 +131,14 @@ def review_deal(
     )
     decisions = 0
     found: list[Mistake] = []
+    plays: list[Action] = []
     trick = 1
     for ply, text in enumerate(data["actions"]):
         if m.deal_number > target:
             break
         action = Action.parse(text)
+        if m.deal_number == target and action.seat == seat:
+            plays.append(action)
         if (
             m.deal_number == target
             and action.seat == seat
@@ -151,7 +155,7 @@ def review_deal(
         if m.deal_number == target:
             trick += len(m.view(None).trick_takers) - taken
     found.sort(key=lambda x: -x.value_loss)
-    return DealReview(seat, target, decisions, tuple(found[:MAX_MISTAKES]))
+    return DealReview(seat, target, decisions, tuple(found[:MAX_MISTAKES]), tuple(plays))
 
 
 @dataclass(frozen=True)
