@@ -292,6 +292,9 @@ function drawOverlay(box, state, strings, dealShown, on) {
       el("h2", { text: end.heading }),
       miniTrick(end.trick, state, strings),
       ...end.lines.map((line) => el("p", { text: line }))));
+    if (end.coach) {
+      blocks.push(el("button", { type: "button", class: "secondary", id: "coach", onclick: () => on.coach(end.number), text: model.say(strings, "coach") }));
+    }
     if (!state.match_over) {
       blocks.push(el("button", { type: "button", id: "next-deal", onclick: () => on.dismiss(end.number), text: model.say(strings, "next_deal") }));
     }
