@@ -60,7 +60,8 @@ EPS = 0.5  # the behaviour model's chance of any legal action instead of basic's
 TAU = 0.5  # the chain's target: the weight to this power (softer than the model alone)
 STEPS = 3  # chain moves between two worlds
 BURN = 8  # chain moves after a restart
-RESTART = 8  # worlds between restarts of the chain
+RESTART = 8  # worlds between restarts of a chain
+CHAINS = 4  # chains taken in turn: the search's first worlds come from independent starts
 MISSED_SPECIAL = 0.02  # likelihood of a play while a special lead was there to declare
 _SPECIALS = (V_MOLODKA, V_MOSCOW)
 _TRIES = 12  # deals tried for one consistent world
@@ -106,8 +107,13 @@ class WorldSampler:
         self.know = Knowledge(trace, current)
         self.me = trace.seat
         self.tables = trace.start.tables
+        # CHAINS chains, taken in turn: consecutive worlds of one chain differ by a few swaps,
+        # and the search judges its candidates from its first few worlds (``_prune``), which
+        # must not all be one world seen again.
+        self._links: list[_Link | None] = [None] * CHAINS
+        self._visits = [0] * CHAINS
+        self._turn = 0
         self._link: _Link | None = None
-        self._since = 0
         self._memo: dict[tuple[object, ...], tuple[CAction, int, int]] = {}
         self.moves = 0  # chain moves proposed
         self.accepted = 0  # ... and accepted
@@ -118,13 +124,16 @@ class WorldSampler:
 
     def next_world(self, rng: random.Random) -> GameState | None:
         """The chain's next world (``None`` if no consistent world was found)."""
+        i = self._turn % CHAINS
+        self._turn += 1
+        self._link = self._links[i]
         steps = STEPS
-        if self._link is None or self._since >= RESTART:
+        if self._link is None or self._visits[i] >= RESTART:
             got = self._fresh(rng)
             if got is None:
                 return None
             self._link = got
-            self._since = 0
+            self._visits[i] = 0
             steps = BURN if self.model else 0
         elif not self.model:
             got = self._fresh(rng)
@@ -134,7 +143,8 @@ class WorldSampler:
             steps = 0
         for _ in range(steps):
             self._move(rng)
-        self._since += 1
+        self._visits[i] += 1
+        self._links[i] = self._link
         return self._link.state
 
     def _fresh(self, rng: random.Random) -> _Link | None:

@@ -265,9 +265,9 @@ def test_a_discard_when_a_cheap_beat_was_there_says_there_was_none() -> None:
     )
     play(m, "1 lead A♣", "2 discard 6♣")
     low_trumps = _mask("6♦ 7♦ 8♦ 9♦ J♦")
-    uniform = _worlds(m, 3, 60, model=False)
-    inferred = _worlds(m, 3, 60)
-    assert _share(inferred, 2, low_trumps) < _share(uniform, 2, low_trumps) - 0.15
+    uniform = _worlds(m, 3, 200, model=False)
+    inferred = _worlds(m, 3, 200)
+    assert _share(inferred, 2, low_trumps) < _share(uniform, 2, low_trumps) - 0.12
 
 
 def test_points_go_face_down_on_a_partners_safe_trick() -> None:
@@ -391,7 +391,8 @@ def test_coach_names_a_blunder_and_the_better_play() -> None:
     (mistake,) = review.mistakes
     assert str(mistake.played) == "2 play 7♠" and str(mistake.better) == "2 play 7♣"
     assert mistake.ply == 2 and mistake.trick == 1
-    assert mistake.win_chance_lost > 0.5
+    assert mistake.better_outlook.win_chance == 1.0  # the catch ends the deal, won
+    assert mistake.win_chance_lost > 0.25  # the low card wins it in some worlds (12 here)
     assert review_deal(m.to_json(), 2, deal=1, seed=1, budget=TINY_COACH) == review
 
 
