@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from enum import StrEnum
 from html import escape, unescape
 
 MAX_TEXT = 4096  # a message's text (Telegram counts UTF-16 code units)
@@ -65,12 +66,21 @@ def _closing_tags(html: str) -> str:
     return "".join(f"</{name}>" for name in reversed(open_tags))
 
 
+class Style(StrEnum):
+    """A button's colour (Bot API 9.4; older apps show the default look)."""
+
+    PRIMARY = "primary"  # blue: a card that may be played now
+    SUCCESS = "success"  # green: a card that can beat, the beat itself
+    DANGER = "danger"  # red: a confirm that throws points away face down
+
+
 @dataclass(frozen=True)
 class Button:
     text: str
     data: str | None = None  # callback data (<= 64 bytes)
     url: str | None = None
     web_app: str | None = None  # a Mini App page to open (Telegram allows it in private chats)
+    style: Style | None = None
 
 
 @dataclass(frozen=True)

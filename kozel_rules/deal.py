@@ -13,12 +13,12 @@ import random
 from collections.abc import Sequence
 from typing import Self
 
-from ._tables import BIT, SUIT_MASK, mask_points, tables_for
+from ._tables import BIT, SUIT_MASK, cards_of, mask_points, tables_for
 from .card import CARDS, Suit
-from .compact import CODE_OF_VERB, DEAL_OVER, GIVE, LEAD, OVER, Log
+from .compact import CODE_OF_VERB, DEAL_OVER, GIVE, LEAD, OVER, V_DISCARD, VERB_OF_CODE, Log
 from .errors import RecordError
 from .event import DealEnded, DealStarted, MatchEnded, TrickTaken
-from .result import DealResult, MatchResult
+from .result import DealResult, MatchResult, PlayView, placings
 from .scoring import score_deal, sides_going_out
 from .state_fields import StateFields
 from .variant import FirstLeader, NextDeal, TrumpKind, Variant, get_variant
@@ -372,6 +372,17 @@ class DealRules(StateFields):
             queen_side=queen_side if caught else None,
             last_trick_seat=self.last_taker if self.last_taker >= 0 else None,
             out=tuple(sorted(going)) if going else (),
+            last_trick=self._public_last_trick(),
+            queen_seats=(self.queen_seat, self.catcher_seat) if caught else None,
+        )
+
+    def _public_last_trick(self) -> tuple[PlayView, ...]:
+        """The last trick taken, as every seat saw it: face-down cards without their faces."""
+        if self.last_trick is None:
+            return ()
+        return tuple(
+            PlayView(s, VERB_OF_CODE[verb], () if verb == V_DISCARD else cards_of(m), m.bit_count())
+            for s, verb, m in self.last_trick[2]
         )
 
     def _deal_winner(self, result: DealResult) -> int:
@@ -388,7 +399,7 @@ class DealRules(StateFields):
 
     def _put_out(self, going: tuple[int, ...]) -> None:
         defeat = self.defeat_points
-        # within one deal: fewer defeat points first, so the last one out is the goat
+        # within one deal: fewer defeat points first (they share their place all the same)
         self.sides_out.extend(sorted(going, key=lambda x: (defeat[x], -x)))
         for s in range(self.players):
             if self.side_of[s] in going:
@@ -398,11 +409,13 @@ class DealRules(StateFields):
 
     def _end_match(self, log: Log | None) -> None:
         self.phase = OVER
+        out_by_deal = [r.out for r in self.deal_results if r.out]
         self.match_result = MatchResult(
             defeat_points=tuple(self.defeat_points),
             winners=self.sides_in,
             losers=tuple(self.sides_out),
-            goat=self.sides_out[-1],
+            goats=out_by_deal[0],
+            places=placings(self.sides_in, out_by_deal),
             goat_with_eggs=self.eggs_fell,
             deals=self.deal_number,
         )

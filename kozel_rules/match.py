@@ -580,17 +580,19 @@ class Match:
 
     # ------------------------------------------------------------------ why a card is dead
 
-    def why_not(self, seat: int, card: Card) -> Rule | None:
-        """Why no legal action of ``seat`` holds ``card`` now (``None``: one does): the rule
-        the seat breaks playing that card alone, the way the phase asks for a card."""
-        if any(card in a.cards for a in self.legal_actions(seat)):
+    def why_not(self, seat: int, card: Card, chosen: Iterable[Card] = ()) -> Rule | None:
+        """Why no legal action of ``seat`` holds ``card`` (with the cards ``chosen`` beside
+        it) now (``None``: one does): the rule the seat breaks playing those cards, the way
+        the phase asks for cards."""
+        cards = {card, *chosen}
+        if any(cards <= set(a.cards) for a in self.legal_actions(seat)):
             return None
         verb = Verb.LEAD
         if seat == self.to_move and self.phase == Phase.RESPOND:
             verb = Verb.PLAY if Verb.PLAY in self.variant.verbs else Verb.BEAT
         elif seat == self.to_move and self.phase in (Phase.GIVE, Phase.RETURN):
             verb = Verb(self.phase.value)
-        action = Action.make(seat, verb, [card])
+        action = Action.make(seat, verb, sorted(cards))
         return self._diagnose(action, self._compact(action))[0]
 
 

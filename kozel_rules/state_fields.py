@@ -44,7 +44,7 @@ class StateFields:
     order_from: tuple[tuple[int, ...], ...]  # per seat: the seats still in, in play order from it
     distance: tuple[tuple[int, ...], ...]  # [a][b]: b's place in order_from[a] (players if out)
     defeat_points: list[int] = field(metadata=OWN)  # per side
-    sides_out: list[int] = field(metadata=OWN)  # in the order they went out (the last: goat)
+    sides_out: list[int] = field(metadata=OWN)  # in the order they went out (the first: goat)
     deal_results: list[DealResult] = field(metadata=OWN)
     eggs_fell: bool  # some deal ended in eggs
     match_result: MatchResult | None  # set when the match ends

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from .action import Action, Verb
+from .action import Action
 from .card import Card, Suit
 from .result import DealResult
+from .result import PlayView as PlayView  # defined with the results (a deal's last trick)
 
 
 class Phase(StrEnum):
@@ -21,14 +22,6 @@ class Phase(StrEnum):
     FORCED_LEAD = "forced-lead"  # exchange: the leader leads the card it got back
     OVER = "over"  # the match is over
     DEAL_OVER = "deal-over"  # only a held GameState (a playout copy) once its deal is scored
-
-
-@dataclass(frozen=True)
-class PlayView:
-    seat: int
-    verb: Verb
-    cards: tuple[Card, ...]  # empty for face-down plays of other seats
-    count: int
 
 
 @dataclass(frozen=True)

@@ -159,6 +159,32 @@ async def test_callback_data_over_64_bytes(bot: Bot, ann: SimUser) -> None:
         await bot.send_message(ann.id, "too long", reply_markup=keyboard([("x", "я" * 33)]))
 
 
+async def test_button_styles_are_kept_and_checked(
+    fake_telegram: FakeTelegram, bot: Bot, ann: SimUser
+) -> None:
+    """Bot API 9.4: a button may have a style (danger, success, primary); it is not a kind
+    of button of its own, and any other value is refused."""
+    styled = InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton("Beat", callback_data="b", style="success"),
+                InlineKeyboardButton("Discard", callback_data="d", style="danger"),
+                InlineKeyboardButton("Lead", callback_data="l", style="primary"),
+                InlineKeyboardButton("Plain", callback_data="p"),
+            ]
+        ]
+    )
+    sent = await bot.send_message(ann.id, "styled", reply_markup=styled)
+    buttons = fake_telegram.message(ann, sent.message_id).buttons
+    assert [b.style for b in buttons] == ["success", "danger", "primary", None]
+    wrong = InlineKeyboardMarkup([[InlineKeyboardButton("x", callback_data="x", style="pink")]])
+    with pytest.raises(BadRequest, match=r"(?i)style"):
+        await bot.send_message(ann.id, "pink", reply_markup=wrong)
+    with pytest.raises(BadRequest, match=r"(?i)style"):
+        await bot.edit_message_reply_markup(ann.id, sent.message_id, reply_markup=wrong)
+    assert fake_telegram.message(ann, sent.message_id).buttons[0].style == "success"
+
+
 async def test_bad_markup_is_refused(bot: Bot, ann: SimUser) -> None:
     with pytest.raises(BadRequest, match=r"(?i)can't parse entities"):
         await bot.send_message(ann.id, "Tom <the cat>", parse_mode="HTML")

@@ -44,7 +44,29 @@ def help_screen(t: Translator, *, private: bool) -> Screen:
         "resetladder": t._("start a new season of the ladder (admins)"),
     }
     lines += [f"/{command} — {text}" for command, text in commands.items()]
+    lines += ["", *how_to_play(t)]
     return Screen.of("\n".join(lines))
+
+
+def how_to_play(t: Translator) -> list[str]:
+    """How the hand's buttons work, and what the signs on the table mean."""
+    return [
+        "<b>" + t._("How to play here") + "</b>",
+        t._(
+            "Your cards are buttons in our private chat. A tap plays a card when it can go "
+            "only one way; otherwise it chooses the card, and a button below the cards plays "
+            "the choice (a tap on a chosen card takes it back). An A, 10 or K you would throw "
+            "face down, and a set of several cards, always ask for that button."
+        ),
+        t._(
+            "Blue cards may be played now, green ones can beat; a card in brackets, such as "
+            "(K♠), cannot be played now."
+        ),
+        t._(
+            "★ trump · ⬅️ the cards to beat · ⚔️ beats · 🂠 a card face down · 🎴 the dealer · "
+            "✋ who took the last trick · ⏳ time left to move"
+        ),
+    ]
 
 
 def rules_screen(t: Translator, variant: Variant) -> Screen:
@@ -94,14 +116,20 @@ def score_screen(
     lines = ["🐐 <b>" + t._("Standings — {variant}", variant=variant_name(t, variant)) + "</b>"]
     for side, points in enumerate(view.defeat_points):
         bar = "🟥" * min(points, out_at) + "⬜" * max(0, out_at - points)
-        lines.append(f"{side_name(seats, view.sides, side, t)}: <b>{points}</b>/{out_at} {bar}")
+        mark = " ❌" if side in view.out else ""
+        name = side_name(seats, view.sides, side, t)
+        lines.append(f"{name}: <b>{points}</b>/{out_at} {bar}{mark}")
     if deals:
         lines += ["", "<b>" + t._("Deals") + "</b>"]
+    out: set[int] = set()
     for deal in deals:
+        # TRANSLATORS: in /score, in place of a player's card and defeat points for a deal
+        # played after they went out of the match.
         parts = [
-            f"{deal.card_points[side]}→+{deal.defeat_points[side]}"
+            t._("out") if side in out else f"{deal.card_points[side]}→+{deal.defeat_points[side]}"
             for side in range(len(view.defeat_points))
         ]
+        out.update(deal.out)
         extra = (" 🥚" if deal.eggs else "") + (" 👑" if deal.queen_caught else "")
         lines.append(f"{deal.number}. " + " · ".join(parts) + extra)
     return Screen.of("\n".join(lines))

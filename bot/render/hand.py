@@ -5,16 +5,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from kozel_rules.action import Action
+from kozel_rules.action import Action, Verb
 from kozel_rules.card import Card
 from kozel_rules.variant import TrickKind, get_variant
-from kozel_rules.view import SeatView
+from kozel_rules.view import Phase, SeatView
 
 from ..callback import Callback, Op, encode_action, encode_card
 from ..i18n import Translator
-from ..screen import Button, Screen
-from .labels import SeatInfo, action_label, cards_text, side_members
-from .table import phase_line, standings_line, title_line, trick_section, trump_stock_line
+from ..screen import Button, Screen, Style
+from .labels import SeatInfo, action_label, card_label, cards_text, side_members
+from .table import (
+    current_trick_lines,
+    last_trick_line,
+    phase_line,
+    standings_line,
+    title_line,
+    trump_stock_line,
+)
+
+POINT_CARD = 4  # card points from which a card is not thrown away face down on one tap (K)
+HURRY = 20  # seconds left on the turn timer from which the hand shows them
 
 
 def is_trump(view: SeatView, card: Card) -> bool:
@@ -23,40 +33,158 @@ def is_trump(view: SeatView, card: Card) -> bool:
     return card.suit is view.trump or card in variant.fixed_trumps or card == variant.top_card
 
 
-def _card_button_text(card: Card, *, trump: bool, selected: bool, playable: bool) -> str:
-    text = str(card)
-    if trump:
+def partner_on_top(view: SeatView) -> bool:
+    """Whether the cards an answer would beat are the seat's partner's."""
+    trick = view.trick
+    if trick is None or trick.top_seat is None or view.seat is None:
+        return False
+    top = trick.top_seat
+    return top != view.seat and view.sides[top] == view.sides[view.seat]
+
+
+def sensible_plays(view: SeatView, card: Card) -> list[Action]:
+    """The plays a first tap on ``card`` may mean; exactly one is played on that tap (the tap
+    rule, ``service.tap``). None where the card may go into a set (it is being built), where
+    it would go face down with points, or where it could beat the partner or be thrown away."""
+    plays = [a for a in view.legal if not a.verb.is_special and card in a.cards]
+    if any(len(a.cards) > 1 for a in plays):
+        return []
+    beats = [a for a in plays if a.verb is Verb.BEAT]
+    if beats:
+        return [] if partner_on_top(view) else beats
+    if len(plays) == 1 and plays[0].verb is Verb.DISCARD and card.points >= POINT_CARD:
+        return []
+    return plays
+
+
+def _card_button(
+    t: Translator, view: SeatView, card: Card, *, chosen: bool, playable: bool, beats: bool
+) -> tuple[str, Style | None]:
+    text = card_label(t, card)
+    if is_trump(view, card):
         text = "★" + text
-    if selected:
-        return "✅" + text
-    return text if playable else f"({text})"
+    if chosen:
+        return "✅" + text, None
+    if not playable:
+        return f"({text})", None
+    return text, Style.SUCCESS if beats else Style.PRIMARY
 
 
-def hand_prompt(t: Translator, view: SeatView, legal: Sequence[Action]) -> str:
+def _set_size(view: SeatView) -> int:
+    """How many cards an answer holds now (the lead's)."""
+    trick = view.trick
+    return trick.plays[0].count if trick is not None and trick.plays else 1
+
+
+def hand_prompt(
+    t: Translator, view: SeatView, legal: Sequence[Action], selection: Sequence[Card] = ()
+) -> str:
+    """What the player is asked to do, and what their next tap does."""
     if view.match_over:
         return t._("The match is over.")
     if view.to_move != view.seat:
         if any(a.verb.is_special for a in legal):
             return t._("Not your turn — but you may declare your special lead at any moment.")
         return t._("Waiting for the others…")
+    if selection:
+        return "👉 " + _chosen_prompt(t, view, legal, selection)
     variant = get_variant(view.variant)
-    if variant.trick_kind is TrickKind.FOLLOW and view.phase == "respond":
-        return "👉 " + t._("Your turn: play a card.")
-    if variant.trump_lead_ban and view.phase == "lead":
-        return "👉 " + t._("Your lead: play a plain card (no trump leads).")
+    follow = variant.trick_kind is TrickKind.FOLLOW
+    if view.phase == Phase.RESPOND and follow:
+        return "👉 " + t._("Your turn: a tap on a card plays it.")
+    if view.phase == Phase.RESPOND:
+        size = _set_size(view)
+        if size > 1:
+            return "👉 " + t.n_(
+                "Your answer: tap {n} card, then ⚔️ beats with it or 🂠 throws it face down.",
+                "Your answer: tap {n} cards, then ⚔️ beats with them or 🂠 throws them face down.",
+                size,
+            )
+        if partner_on_top(view):
+            return "👉 " + t._(
+                "Your partner holds the trick: a tap throws a card face down (an A, 10 or K "
+                "asks first); a card that could beat asks what to do."
+            )
+        return "👉 " + t._(
+            "Your answer: a tap on a card that can beat (green) beats with it; a tap on "
+            "another throws it face down (an A, 10 or K asks first)."
+        )
+    if view.phase == Phase.LEAD and variant.trump_lead_ban:
+        return "👉 " + t._("Your lead: a tap on a plain card leads it (no trump leads).")
     prompts = {
-        "lead": t._("Your lead: choose the cards, then confirm."),
-        "respond": t._("Your answer: beat with as many cards, or discard as many face down."),
-        "give": t._("You hold only trumps: give one trump to your partner."),
-        "return": t._("Your partner holds only trumps: give back one plain card."),
-        "forced-lead": t._("Lead the card your partner gave you."),
+        Phase.LEAD: t._(
+            "Your lead: a tap leads a card that is alone in its suit; for a card with more "
+            "of its suit, tap the cards to lead, then ▶️."
+        ),
+        Phase.GIVE: t._("You hold only trumps: a tap on a trump gives it to your partner."),
+        Phase.RETURN: t._("Your partner holds only trumps: a tap on a plain card gives it back."),
+        Phase.FORCED_LEAD: t._("A tap on the card your partner gave you leads it."),
     }
     return "👉 " + prompts.get(view.phase, t._("Your turn."))
+
+
+def _chosen_prompt(
+    t: Translator, view: SeatView, legal: Sequence[Action], selection: Sequence[Card]
+) -> str:
+    chosen = set(selection)
+    cards = cards_text(t, sorted(chosen))
+    playable = [a for a in legal if set(a.cards) == chosen and not a.verb.is_special]
+    if not playable:
+        missing = _set_size(view) - len(chosen)
+        if view.phase == Phase.RESPOND and missing > 0:
+            return t.n_(
+                "Chosen: {cards} — choose {n} more card.",
+                "Chosen: {cards} — choose {n} more cards.",
+                missing,
+                cards=cards,
+            )
+        return t._("Chosen: {cards} — tap a card to change the choice.", cards=cards)
+    verbs = {a.verb for a in playable}
+    if verbs == {Verb.DISCARD}:
+        return t.n_(
+            "{cards} cannot beat: 🂠 below throws it face down; a tap on it takes it back.",
+            "{cards} cannot beat: 🂠 below throws them face down; a tap on a card takes it back.",
+            len(chosen),
+            cards=cards,
+        )
+    if verbs == {Verb.BEAT, Verb.DISCARD}:
+        return t._(
+            "{cards}: ⚔️ below beats, 🂠 throws face down; a tap on a card takes it back.",
+            cards=cards,
+        )
+    return t._(
+        "Chosen: {cards} — the button below plays them; a tap on a card adds it or takes it back.",
+        cards=cards,
+    )
 
 
 def _partners(view: SeatView) -> list[int]:
     assert view.seat is not None
     return [s for s in side_members(view.sides, view.sides[view.seat]) if s != view.seat]
+
+
+def _trick_lines(t: Translator, view: SeatView, seats: Sequence[SeatInfo]) -> list[str]:
+    """The current trick on the player's turn; else the last trick taken (one line)."""
+    lines: list[str] = []
+    if view.to_move == view.seat and view.trick is not None and view.trick.plays:
+        lines += current_trick_lines(t, view.trick, seats)
+    elif view.last_trick is not None:
+        lines.append(last_trick_line(t, view.last_trick, seats))
+    return lines
+
+
+def _order(action: Action) -> int:
+    """Confirm buttons from the boldest: beat above discard."""
+    return {Verb.BEAT: 0, Verb.DISCARD: 2}.get(action.verb, 1)
+
+
+def _confirm(t: Translator, action: Action, data: str) -> Button:
+    style = None
+    if action.verb is Verb.BEAT:
+        style = Style.SUCCESS
+    elif action.verb is Verb.DISCARD and any(c.points >= POINT_CARD for c in action.cards):
+        style = Style.DANGER
+    return Button(action_label(t, action), data, style=style)
 
 
 def hand_screen(
@@ -70,14 +198,16 @@ def hand_screen(
     selection: Sequence[Card],
     away: bool = False,
     page_url: str | None = None,
+    seconds_left: float | None = None,
 ) -> Screen:
     """A player's private hand: cards as buttons, legal choices live, confirm buttons; with
-    ``page_url`` a last button opens the Mini App."""
+    ``page_url`` a last button opens the Mini App. ``seconds_left``: on the turn timer."""
     assert view.seat is not None
     legal = list(view.legal)
+    chosen = set(selection) & set(view.hand)
     lines = [title_line(t, view, escape(chat_title)), trump_stock_line(t, view)]
     lines += [t._("Your partner: {name}", name=seats[s].label) for s in _partners(view)]
-    trick = trick_section(t, view, seats)
+    trick = _trick_lines(t, view, seats)
     if trick:
         lines += ["", *trick]
     lines.append("")
@@ -86,7 +216,13 @@ def hand_screen(
             "💤 " + t._("A computer player is playing for you. Press “I'm back” to play again.")
         )
     else:
-        lines.append(hand_prompt(t, view, legal))
+        lines.append(hand_prompt(t, view, legal, sorted(chosen)))
+        my_turn = view.to_move == view.seat
+        if my_turn and seconds_left is not None and 0 < seconds_left <= HURRY:
+            left = max(1, round(seconds_left))
+            lines.append(
+                "⏳ " + t.n_("{n} second left to move.", "{n} seconds left to move.", left)
+            )
     if view.to_move is not None and view.to_move != view.seat:
         lines.append(phase_line(t, view, seats))
 
@@ -97,24 +233,21 @@ def hand_screen(
     lines += ["", standings_line(t, view, seats)]
     if away:
         rows.append([Button("🙋 " + t._("I'm back"), cb(Op.BACK))])
-        lines += ["", t._("Your cards: {cards}", cards=cards_text(view.hand))]
+        lines += ["", t._("Your cards: {cards}", cards=cards_text(t, view.hand))]
         return Screen.of("\n".join(lines), [*rows, open_table_row(t, page_url)])
-    playable = {c for a in legal if not a.verb.is_special for c in a.cards}
-    chosen = set(selection)
-    rows.append(
-        [
-            Button(
-                _card_button_text(
-                    c, trump=is_trump(view, c), selected=c in chosen, playable=c in playable
-                ),
-                cb(Op.TOGGLE, encode_card(c)),
-            )
-            for c in view.hand
-        ]
-    )
+    plays = [a for a in legal if not a.verb.is_special]
+    playable = {c for a in plays for c in a.cards}
+    beating = {c for a in plays if a.verb is Verb.BEAT for c in a.cards}
+    cards = []
+    for c in view.hand:
+        text, style = _card_button(
+            t, view, c, chosen=c in chosen, playable=c in playable, beats=c in beating
+        )
+        cards.append(Button(text, cb(Op.TOGGLE, encode_card(c)), style=style))
+    rows.append(cards)
     if chosen:
-        matching = [a for a in legal if set(a.cards) == chosen and not a.verb.is_special]
-        rows += [[Button(action_label(t, a), cb(Op.ACT, encode_action(a)))] for a in matching]
+        matching = sorted((a for a in plays if set(a.cards) == chosen), key=_order)
+        rows += [[_confirm(t, a, cb(Op.ACT, encode_action(a)))] for a in matching]
         # TRANSLATORS: a button under the hand: unselect the chosen cards. Not the word used
         # for discarding cards face down, which is on a button next to it.
         rows.append([Button("↺ " + t._("Clear selection"), cb(Op.CLEAR))])

@@ -8,10 +8,15 @@ from html import escape
 
 from kozel_rules.action import Action, Verb
 from kozel_rules.ai import LEVELS
-from kozel_rules.card import Card
+from kozel_rules.card import Card, Rank
 
-from ..i18n import Translator
+from ..i18n import N_, Translator
 from ..screen import Button
+
+# TRANSLATORS: names of the computer players (one each, "🤖 Ivan"): write them in your
+# language's script as people there would say them.
+COMPUTER_NAMES = (N_("Ivan"), N_("Olga"), N_("Taras"), N_("Greta"), N_("Mads"), N_("Yuki"))
+_OLD_COMPUTER_PREFIX = "Bot "  # computer names were stored as "Bot Ivan" before
 
 
 @dataclass(frozen=True)
@@ -27,6 +32,12 @@ class SeatInfo:
     def label(self) -> str:
         mark = "🤖 " if self.ai_level and not self.replaced else ""
         return mark + escape(self.name)
+
+
+def computer_name(t: Translator, stored: str) -> str:
+    """A computer player's name in the reader's language (names are stored in English)."""
+    name = stored.removeprefix(_OLD_COMPUTER_PREFIX)
+    return t._(name) if name in COMPUTER_NAMES else stored
 
 
 def replaced_note(t: Translator, *, over: bool = False) -> str:
@@ -63,47 +74,84 @@ def side_members(sides: Sequence[int], side: int) -> tuple[int, ...]:
     return tuple(seat for seat, own in enumerate(sides) if own == side)
 
 
+def and_list(t: Translator, names: Sequence[str]) -> str:
+    """``A``, ``A and B``, ``A, B and C`` in the reader's language."""
+    if len(names) <= 1:
+        return "".join(names)
+    # TRANSLATORS: the last two of a list of names ("Anna and Vera", "Anna, Boris and Vera").
+    return t._("{first} and {last}", first=", ".join(names[:-1]), last=names[-1])
+
+
 def side_label(
     seats: Sequence[SeatInfo],
     members: Sequence[int],
-    t: Translator | None = None,
+    t: Translator,
     *,
+    notes: bool = True,
     over: bool = False,
 ) -> str:
-    """Names joined with ``&``; given ``t``, a seat whose player was removed says so."""
+    """The players' names joined with "and"; a seat whose player was removed says so
+    (unless not ``notes``)."""
 
     def name(seat: SeatInfo) -> str:
-        if t is None or not seat.replaced:
+        if not notes or not seat.replaced:
             return seat.label
         return f"{seat.label} {replaced_note(t, over=over)}"
 
-    return " & ".join(name(seats[i]) for i in members)
+    return and_list(t, [name(seats[i]) for i in members])
 
 
 def side_name(
     seats: Sequence[SeatInfo],
     sides: Sequence[int],
     side: int,
-    t: Translator | None = None,
+    t: Translator,
     *,
+    notes: bool = True,
     over: bool = False,
 ) -> str:
-    """The players of ``side`` by name, partners joined with ``&``."""
-    return side_label(seats, side_members(sides, side), t, over=over)
+    """The players of ``side`` by name, partners joined with "and"."""
+    return side_label(seats, side_members(sides, side), t, notes=notes, over=over)
 
 
-def cards_text(cards: Sequence[Card]) -> str:
-    return " ".join(str(c) for c in cards)
+def people_count(sides: Sequence[int], chosen: Sequence[int]) -> int:
+    """How many players the sides ``chosen`` hold (for a plural: one goat, or two)."""
+    return sum(1 for side in sides if side in chosen)
+
+
+_COURT = (Rank.JACK, Rank.QUEEN, Rank.KING, Rank.ACE)
+
+
+def rank_letters(t: Translator) -> dict[Rank, str]:
+    """The reader's letters for the jack, queen, king and ace (numbers stay numbers)."""
+    # TRANSLATORS: the letters of the jack, queen, king and ace as players of your language
+    # write them on cards, separated by spaces, in this order (ru: "В Д К Т"). Only shown,
+    # never typed.
+    letters = t._("J Q K A").split()
+    if len(letters) != len(_COURT):  # a broken translation: the engine's own letters
+        letters = [str(rank) for rank in _COURT]
+    return dict(zip(_COURT, letters, strict=True))
+
+
+def card_label(t: Translator, card: Card) -> str:
+    """A card as the reader writes it: ``10♣``, ru ``Д♥`` (labels only: data keeps ``Q♥``)."""
+    letter = rank_letters(t).get(card.rank)
+    return (letter or str(card.rank)) + card.suit.symbol
+
+
+def cards_text(t: Translator, cards: Sequence[Card]) -> str:
+    return " ".join(card_label(t, c) for c in cards)
 
 
 def action_label(t: Translator, action: Action) -> str:
-    cards = cards_text(action.cards)
+    cards = cards_text(t, action.cards)
     # TRANSLATORS: buttons under a player's hand; {cards} is a list such as "10♣ Q♥".
     labels = {
         Verb.LEAD: "▶️ " + t._("Lead {cards}", cards=cards),
         Verb.BEAT: "⚔️ " + t._("Beat with {cards}", cards=cards),
+        # TRANSLATORS: a button: throw the chosen cards face down (nobody sees them).
         Verb.DISCARD: "🂠 "
-        + t.n_("Discard {n} card face down", "Discard {n} cards face down", len(action.cards)),
+        + t.n_("Discard {n} face down", "Discard {n} face down", len(action.cards)),
         Verb.MOLODKA: "🔥 " + t._("Molodka {cards}", cards=cards),
         Verb.MOSCOW: "🏛 " + t._("Moscow {cards}", cards=cards),
         Verb.PLAY: "▶️ " + t._("Play {cards}", cards=cards),

@@ -24,7 +24,7 @@ from ..storage.records import (
     Standing,
     Tally,
 )
-from .labels import level_name
+from .labels import and_list, level_name
 from .rules_text import variant_name
 
 MEDALS = ("🥇", "🥈", "🥉")
@@ -365,7 +365,8 @@ def _match_list(t: Translator, head: list[str], entries: list[str], *, empty: st
 
 def match_lines(t: Translator, match: LadderMatch) -> str:
     """One match: when, which variant, the sides in finishing order with their defeat points
-    (🏆 won, 🐐 the goat, ❌ out first with three players)."""
+    (🏆 won, 🐐 the goat: the first out; ❌ another side that went out, with three players).
+    Matches stored before the goat was the first one out mark the last one out as the goat."""
     record = match.record
     head = (
         when(record.finished_at)
@@ -389,7 +390,7 @@ def match_lines(t: Translator, match: LadderMatch) -> str:
         members = sides[side]
         first = members[0]
         mark = _result_mark(first.won, first.goat)
-        names = " & ".join(player_name(t, name=p.name, ai_level=p.ai_level) for p in members)
+        names = and_list(t, [player_name(t, name=p.name, ai_level=p.ai_level) for p in members])
         parts.append(f"{mark} {names} <b>{first.defeat_points}</b>")
     body = " · ".join(parts)
     if record.goat_with_eggs:

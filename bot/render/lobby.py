@@ -13,7 +13,7 @@ from ..callback import Callback, Op
 from ..i18n import Translator
 from ..screen import Button, Screen
 from .labels import SeatInfo, checked, level_name, seat_label, side_name
-from .rules_text import variant_name
+from .rules_text import variant_name, variant_short_name
 
 
 def _team_sides(variant: Variant, players: int) -> tuple[int, ...] | None:
@@ -69,7 +69,9 @@ def lobby_screen(
         lines += [
             "",
             t._(
-                "Teams: {a} against {b}", a=side_name(seats, sides, 0), b=side_name(seats, sides, 1)
+                "Teams: {a} against {b}",
+                a=side_name(seats, sides, 0, t),
+                b=side_name(seats, sides, 1, t),
             ),
         ]
     lines += ["", _status_line(t, variant, players)]
@@ -86,14 +88,15 @@ def lobby_screen(
         ],
     ]
     if players < max(variant.player_counts):
+        # Adds a computer player of that strength ("➕🤖 weak").
         rows.append(
-            [Button("🤖 " + level_name(t, lvl), cb(Op.ADD_COMPUTER, lvl)) for lvl in LEVELS]
+            [Button("➕🤖 " + level_name(t, lvl), cb(Op.ADD_COMPUTER, lvl)) for lvl in LEVELS]
         )
     if any(s.ai_level for s in seats):
         rows.append([Button("➖🤖 " + t._("Remove a computer player"), cb(Op.REMOVE_COMPUTER))])
     rows.append(
         [
-            Button(checked(variant_name(t, v), v == variant), cb(Op.VARIANT, v.name))
+            Button(checked(variant_short_name(t, v), v == variant), cb(Op.VARIANT, v.name))
             for v in VARIANTS.values()
         ]
     )
@@ -116,10 +119,9 @@ def seated_screen(t: Translator, text: str, *, table_id: int, version: int) -> S
     return Screen.of(text, [[leave]])
 
 
-def lobby_closed_text(t: Translator, *, cancelled: bool) -> str:
-    if cancelled:
-        return "🐐 " + t._("This table was cancelled.")
-    return "🐐 " + t._("The match has started — see the table below.")
+def lobby_closed_text(t: Translator) -> str:
+    """A lobby that never started (a started one became the table)."""
+    return "🐐 " + t._("This table was cancelled.")
 
 
 def players_needed_text(t: Translator, variant: Variant) -> str:

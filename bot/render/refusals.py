@@ -9,6 +9,7 @@ from kozel_rules.card import Card
 from kozel_rules.errors import Rule
 
 from ..i18n import N_, Translator
+from .labels import card_label
 
 
 class Refused(StrEnum):
@@ -20,7 +21,6 @@ class Refused(StrEnum):
     STALE = "stale"  # pressed on an older state of the match
     INVALID = "invalid"  # malformed or forged data
     NOT_YET = "not-yet"  # the seat has nothing of its own to play now (a special lead aside)
-    NOT_WITH = "not-with"  # the card may be played, only not with the cards chosen
     CANNOT_NOW = "cannot-now"  # the card goes into no play now, and no rule says more
 
 
@@ -71,7 +71,6 @@ REFUSED_TEXTS: dict[Refused, str] = {
     Refused.STALE: N_("That button is out of date — your cards have been updated."),
     Refused.INVALID: N_("This button is not valid."),
     Refused.NOT_YET: N_("Not your turn yet."),
-    Refused.NOT_WITH: N_("{card} does not go with the cards you chose."),
     Refused.CANNOT_NOW: N_("{card} cannot be played now."),
 }
 
@@ -82,5 +81,5 @@ GENTLE = frozenset({Refused.STALE, Refused.NOT_YET})
 def refusal_text(t: Translator, reason: Reason, card: Card | None = None) -> str:
     """Why the press did nothing; ``card`` is the card tapped, where the reason names it."""
     if isinstance(reason, Refused):
-        return t._(REFUSED_TEXTS[reason], card=str(card))
+        return t._(REFUSED_TEXTS[reason], card=card_label(t, card) if card else "")
     return t._(RULE_TEXTS[reason])

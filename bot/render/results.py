@@ -6,10 +6,13 @@ from collections.abc import Sequence
 
 from kozel_rules.result import DealResult, MatchResult
 from kozel_rules.variant import get_variant
-from kozel_rules.view import SeatView
+from kozel_rules.view import SeatView, TrickView
 
 from ..i18n import Translator
-from .labels import SeatInfo, side_name
+from .labels import SeatInfo, and_list, people_count, side_name
+from .table import last_trick_line
+
+MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 
 
 def deal_result_text(
@@ -22,22 +25,37 @@ def deal_result_text(
     sides_in: Sequence[int],
 ) -> str:
     """``view``: the match's public view (its variant and sides). ``sides_in``: the sides
-    that played this deal (3-player eliminations drop sides)."""
+    that played this deal (3-player eliminations drop sides). The deal's last trick and who
+    took it, and who caught the queen of clubs, come with the result."""
     out_at = get_variant(view.variant).out_at
 
     def side(number: int) -> str:
         return side_name(seats, view.sides, number, t)
 
     lines = ["🏁 <b>" + t._("Deal {n} is over", n=result.number) + "</b>"]
+    taker = result.last_trick_seat
+    if result.last_trick and taker is not None:
+        last = TrickView(taker, taker, result.last_trick, None, taker)
+        lines.append(last_trick_line(t, last, seats))
     if result.queen_caught and result.queen_side is not None:
-        lines.append(
-            "👑 "
-            + t._(
+        award = result.defeat_points[result.queen_side]
+        if result.queen_seats is not None:
+            queen, seven = result.queen_seats
+            text = t._(
+                "{catcher} caught {owner}'s queen of clubs with the seven! "
+                "Defeat points for {side}: +{n}.",
+                catcher=seats[seven].label,
+                owner=seats[queen].label,
+                side=side(result.queen_side),
+                n=award,
+            )
+        else:
+            text = t._(
                 "The queen of clubs was caught by the seven! Defeat points for {side}: +{n}.",
                 side=side(result.queen_side),
-                n=result.defeat_points[result.queen_side],
+                n=award,
             )
-        )
+        lines.append("👑 " + text)
     else:
         for number, points in enumerate(result.card_points):
             if number not in sides_in:
@@ -51,18 +69,20 @@ def deal_result_text(
             )
     if result.eggs:
         lines.append("🥚 " + t._("Eggs! 60 to 60."))
-    parts = [f"{side(s)} {p}/{out_at}" for s, p in enumerate(totals)]
+    parts = [
+        f"{side_name(seats, view.sides, s, t, notes=False)} {p}/{out_at}"
+        for s, p in enumerate(totals)
+    ]
     lines.append("🐐 " + t._("Defeat points: {list}", list=" · ".join(parts)))
-    for number in result.out:
-        # TRANSLATORS: {n} is the number of defeat points that puts a side out (12); {side}
-        # is a player, or two partners joined with "&".
-        text = t.n_(
-            "Out of the match at {n} defeat point: {side}.",
-            "Out of the match at {n} defeat points: {side}.",
-            out_at,
-            side=side(number),
+    if result.out:
+        names = and_list(t, [side(number) for number in result.out])
+        people = people_count(view.sides, result.out)
+        # TRANSLATORS: {names} is one player, two partners, or two players out at once; the
+        # form follows how many people that is.
+        out = t.n_(
+            "{names} is out of the match.", "{names} are out of the match.", people, names=names
         )
-        lines.append("❌ " + text)
+        lines.append("❌ " + out)
     return "\n".join(lines)
 
 
@@ -74,18 +94,44 @@ def match_result_text(
     def side(number: int) -> str:
         return side_name(seats, view.sides, number, t, over=True)
 
-    lines = [
-        "🏆 <b>" + t._("The match is over!") + "</b>",
-        t._("Winners: {names}", names=", ".join(side(s) for s in result.winners)),
-        "🐐 " + t._("The goat: {names}", names=side(result.goat)),
-    ]
-    if result.goat_with_eggs:
-        lines.append("🥚 " + t._("…and a goat with eggs!"))
-    parts = [f"{side(s)} {p}" for s, p in enumerate(result.defeat_points)]
+    def names(sides: Sequence[int]) -> str:
+        return and_list(t, [side(s) for s in sides])
+
+    winners = people_count(view.sides, result.winners)
+    goats = people_count(view.sides, result.goats)
+    lines = ["🏆 <b>" + t._("The match is over!") + "</b>"]
+    if len(result.places) > 2:
+        # Every player for themselves: the placings, the last one in first.
+        for number in sorted(range(len(result.places)), key=lambda s: (result.places[s], s)):
+            place = result.places[number]
+            mark = "🐐" if number in result.goats else MEDALS.get(place, f"{place}.")
+            points = result.defeat_points[number]
+            lines.append(
+                f"{mark} {place}. "
+                + t.n_(
+                    "{name}: {n} defeat point",
+                    "{name}: {n} defeat points",
+                    points,
+                    name=side(number),
+                )
+            )
+    else:
+        lines.append(
+            t.n_("Winner: {names}", "Winners: {names}", winners, names=names(result.winners))
+        )
     lines.append(
-        t.n_("{n} deal played.", "{n} deals played.", result.deals)
-        + " "
-        + t._("Defeat points: {list}", list=" · ".join(parts))
+        "🐐 " + t.n_("The goat: {names}", "The goats: {names}", goats, names=names(result.goats))
     )
+    if result.goat_with_eggs:
+        lines.append("🥚 " + t.n_("…and a goat with eggs!", "…and goats with eggs!", goats))
+    played = t.n_("{n} deal played.", "{n} deals played.", result.deals)
+    if len(result.places) > 2:
+        lines.append(played)
+    else:
+        parts = [
+            f"{side_name(seats, view.sides, s, t, notes=False)} {p}"
+            for s, p in enumerate(result.defeat_points)
+        ]
+        lines.append(played + " " + t._("Defeat points: {list}", list=" · ".join(parts)))
     lines.append(t._("Play again with /newgame · the ladder: /top"))
     return "\n".join(lines)

@@ -22,6 +22,15 @@ _VARIANT_NAMES: dict[Variant, str] = {
     MOSCOW: N_("Moscow Kozel"),
 }
 
+# Short names for buttons (three in a row on a phone); "Moscow" is also the Moscow lead's name.
+_VARIANT_SHORT: dict[Variant, str] = {
+    # TRANSLATORS: a lobby button choosing Classic Kozel (Ziege); one short word.
+    ZIEGE: N_("Classic"),
+    # TRANSLATORS: a lobby button choosing Street Kozel; one short word.
+    STREET: N_("Street"),
+    MOSCOW: N_("Moscow"),
+}
+
 _VARIANT_SUMMARIES: dict[Variant, str] = {
     # TRANSLATORS: one line under the variant's name in the lobby; keep it short.
     ZIEGE: N_("4 players in teams, 32 cards; trumps: queens, jacks, clubs; 7♣ highest"),
@@ -52,6 +61,12 @@ def variant_name(t: Translator, variant: Variant) -> str:
     """The variant's display name (plain text)."""
     _check_variant(variant)
     return t._(_VARIANT_NAMES[variant])
+
+
+def variant_short_name(t: Translator, variant: Variant) -> str:
+    """The variant's name on a button (one short word)."""
+    _check_variant(variant)
+    return t._(_VARIANT_SHORT[variant])
 
 
 def variant_summary(t: Translator, variant: Variant) -> str:

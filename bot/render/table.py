@@ -11,8 +11,8 @@ from kozel_rules.view import PlayView, SeatView, TrickView
 
 from ..i18n import Translator
 from ..screen import Button, Screen
-from .labels import SeatInfo, cards_text, seat_label, side_name
-from .rules_text import variant_name
+from .labels import SeatInfo, card_label, cards_text, seat_label, side_name
+from .rules_text import suit_name, variant_name
 
 
 def title_line(t: Translator, view: SeatView, where: str) -> str:
@@ -24,11 +24,13 @@ def title_line(t: Translator, view: SeatView, where: str) -> str:
 def trump_line(t: Translator, view: SeatView) -> str:
     if view.trump is None:
         return t._("Trumps: all queens, all jacks, all clubs (7♣ highest)")
-    text = t._("Trump: {suit}", suit=f"<b>{view.trump.symbol}</b>")
+    symbol = view.trump.symbol
+    # TRANSLATORS: {suit} is the symbol, {name} the suit's name ("Trump: ♠ spades").
+    text = t._("Trump: {suit} {name}", suit=f"<b>{symbol}</b>", name=suit_name(t, symbol))
     if view.trump_card is not None and not view.trump_card_drawn:
         # TRANSLATORS: the card whose suit is trump, shown to everyone (it is still in the
         # stock, and will be drawn in its turn).
-        text += " · " + t._("trump card shown: {card}", card=str(view.trump_card))
+        text += " · " + t._("trump card shown: {card}", card=card_label(t, view.trump_card))
     return text
 
 
@@ -42,7 +44,8 @@ def standings_line(t: Translator, view: SeatView, seats: Sequence[SeatInfo]) -> 
     parts = []
     for side, points in enumerate(view.defeat_points):
         mark = " ❌" if side in view.out else ""
-        parts.append(f"{side_name(seats, view.sides, side)} <b>{points}</b>/{out_at}{mark}")
+        name = side_name(seats, view.sides, side, t, notes=False)
+        parts.append(f"{name} <b>{points}</b>/{out_at}{mark}")
     return "🐐 " + t._("Defeat points: {list}", list=" · ".join(parts))
 
 
@@ -73,37 +76,75 @@ def _play_line(t: Translator, seats: Sequence[SeatInfo], play: PlayView) -> str:
             + " "
             + "🂠" * play.count
         )
-    verb_marks = {
+    return f"{name}: {_verb_mark(t, play.verb)}{cards_text(t, play.cards)}"
+
+
+def _verb_mark(t: Translator, verb: Verb) -> str:
+    marks = {
         Verb.BEAT: "⚔️ ",
         Verb.MOLODKA: "🔥 " + t._("Molodka") + ": ",
         Verb.MOSCOW: "🏛 " + t._("Moscow") + ": ",
     }
-    return f"{name}: {verb_marks.get(play.verb, '')}{cards_text(play.cards)}"
+    return marks.get(verb, "")
 
 
-def _trick_lines(t: Translator, seats: Sequence[SeatInfo], trick: TrickView) -> list[str]:
+def _top_index(trick: TrickView) -> int | None:
+    """The play an answer has to beat: the top seat's latest face-up play."""
+    if trick.taker is not None or trick.top_seat is None:
+        return None
+    for i in range(len(trick.plays) - 1, -1, -1):
+        play = trick.plays[i]
+        if play.seat == trick.top_seat and play.verb is not Verb.DISCARD:
+            return i
+    return None
+
+
+def current_trick_lines(t: Translator, trick: TrickView, seats: Sequence[SeatInfo]) -> list[str]:
+    """The trick being played, a line a play, the cards to beat marked ⬅️."""
     lines = [_play_line(t, seats, p) for p in trick.plays]
-    if trick.taker is None and trick.top_seat is not None:
-        # Mark the cards an answer has to beat: the top seat's latest face-up play.
-        for i in range(len(trick.plays) - 1, -1, -1):
-            play = trick.plays[i]
-            if play.seat == trick.top_seat and play.verb is not Verb.DISCARD:
-                lines[i] += " ⬅️"
-                break
-    return lines
+    top = _top_index(trick)
+    if top is not None:
+        lines[top] += " ⬅️"
+    return ["<b>" + t._("On the table") + "</b>", *lines]
+
+
+def trick_brief(t: Translator, trick: TrickView, seats: Sequence[SeatInfo]) -> str:
+    """A trick on one line: ``Anna K♠ 9♠ · Boris ⚔️ 10♠ A♠ · Vera 🂠🂠``."""
+    parts = []
+    for play in trick.plays:
+        if play.verb is Verb.DISCARD:
+            shown = "🂠" * play.count
+        else:
+            shown = _verb_mark(t, play.verb) + cards_text(t, play.cards)
+        parts.append(f"{seats[play.seat].label} {shown}")
+    return " · ".join(parts)
+
+
+def last_trick_line(t: Translator, trick: TrickView, seats: Sequence[SeatInfo]) -> str:
+    """Who took the last trick, and what it held, on one line."""
+    assert trick.taker is not None
+    return "✋ " + t._(
+        "Last trick taken by {name}: {trick}",
+        name=seats[trick.taker].label,
+        trick=trick_brief(t, trick, seats),
+    )
 
 
 def trick_section(t: Translator, view: SeatView, seats: Sequence[SeatInfo]) -> list[str]:
-    """The trick being played, or else the last one taken; empty before the first trick."""
-    if view.trick is not None and view.trick.plays:
-        return ["<b>" + t._("On the table") + "</b>", *_trick_lines(t, seats, view.trick)]
+    """The trick being played (if any) and the last one taken (its taker, whatever edit of
+    the table one sees); empty before the first trick."""
+    lines = []
     last = view.last_trick
     if last is not None and last.taker is not None:
-        return [
-            t._("Last trick taken by {name}:", name=seats[last.taker].label),
-            *_trick_lines(t, seats, last),
-        ]
-    return []
+        if len(view.trick_takers) > 1:
+            # Every taker of the deal so far, in order: whichever edit the group sees (they
+            # are spaced out under Telegram's limits), no trick goes unnamed.
+            names = " · ".join(seats[seat].label for seat in view.trick_takers)
+            lines.append(t._("Tricks so far: {names}", names=names))
+        lines += [last_trick_line(t, last, seats), ""]
+    if view.trick is not None and view.trick.plays:
+        lines += current_trick_lines(t, view.trick, seats)
+    return lines
 
 
 def table_screen(
@@ -127,7 +168,7 @@ def table_screen(
         if not view.in_game[seat]:
             lines.append(f"<s>{info.label}</s> ❌")
             continue
-        marks = "🎴" if seat == view.dealer else ""
+        marks = "🎴 " if seat == view.dealer else ""
         lines.append(
             f"{marks}{seat_label(t, info)} · "
             + t.n_("{n} card", "{n} cards", view.hand_sizes[seat])
@@ -138,7 +179,7 @@ def table_screen(
     lines += trick_section(t, view, seats)
     line = phase_line(t, view, seats)
     if line:
-        lines += ["", line]
+        lines += ["", line] if lines[-1] else [line]
     lines += ["", standings_line(t, view, seats)]
     lines += deal_lines
     if cancelled:

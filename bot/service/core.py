@@ -69,6 +69,9 @@ class Core:
             weakref.WeakValueDictionary()
         )
         self.shown: LRU[tuple[int, int], int] = LRU(SHOWN_KEPT)  # message -> text hash
+        # Messages whose last edit failed on the way (a timeout): Telegram may still carry it
+        # out late, over a later edit of the same message (message -> when it failed).
+        self.unsure: LRU[tuple[int, int], float] = LRU(SHOWN_KEPT)
         # Loading a match replays its record; the newest ones are kept, keyed by state.
         self._matches: LRU[int, tuple[dict[str, Any], Match]] = LRU(MATCHES_KEPT)
 

@@ -8,6 +8,7 @@ exceptions: the sender decides about retries; a chat that cannot be reached is h
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from html import escape
 
@@ -22,10 +23,12 @@ from . import closing, feed, turns, webapp
 from .admin import topic_gone
 from .core import Core
 from .people import chat_t, chat_title, seat_infos, user_t
-from .ports import MessageGone, TopicGone, Unreachable
+from .ports import MessageGone, TopicGone, Transient, Unreachable
 from .retry import retry_stale, until_stored
 
 log = logging.getLogger(__name__)
+
+LATE_EDIT = 10.0  # seconds after which an edit that timed out has surely landed or is lost
 
 
 async def deliver(core: Core, item: Owed) -> list[Owed]:
@@ -33,9 +36,7 @@ async def deliver(core: Core, item: Owed) -> list[Owed]:
         assert item.text is not None
         thread_id = await _thread_of(core, item)
         try:
-            await core.messenger.send(
-                item.chat_id, Screen(item.text), notify=item.notify, thread_id=thread_id
-            )
+            return await _post(core, item, Screen(item.text), thread_id)
         except TopicGone:
             assert item.table_id is not None  # only a table's posts go to a topic
             log.info("the topic of table %s is gone: a post is dropped", item.table_id)
@@ -55,6 +56,34 @@ async def deliver(core: Core, item: Owed) -> list[Owed]:
     return await _hand(core, item.table_id, item.seat, item)
 
 
+async def _post(core: Core, item: Owed, screen: Screen, thread_id: int | None) -> list[Owed]:
+    """A post goes once: as an edit of the message it takes the place of (a deal's result of
+    that deal's table), or as a new message when there is none or it is gone. An edit of that
+    message that timed out may still land later, over the result: the result is then edited
+    once more, after a while."""
+    if item.message_id is not None:
+        try:
+            await core.messenger.edit(item.chat_id, item.message_id, screen)
+            core.remember_shown(item.chat_id, item.message_id, hash(screen))
+        except MessageGone:
+            pass
+        else:
+            if core.unsure.pop((item.chat_id, item.message_id)) is None:
+                return []
+            again = time.time() + LATE_EDIT
+            return [
+                feed.post(
+                    item.chat_id,
+                    screen.text,
+                    table_id=item.table_id,
+                    over=item.message_id,
+                    after=again,
+                )
+            ]
+    await core.messenger.send(item.chat_id, screen, notify=item.notify, thread_id=thread_id)
+    return []
+
+
 async def _thread_of(core: Core, item: Owed) -> int | None:
     """The forum topic a table's post goes to (a post to a player's private chat has none)."""
     if item.table_id is None:
@@ -67,11 +96,14 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
     table = await core.storage.tables.get(table_id)
     if table is None or table.match_state is None:
         return []
+    view = core.match_of(table).view(None)
+    if view.match_over and table.table_message_id is None:
+        return []  # the last deal's result took the table's place; the match's result is last
     t = await chat_t(core, table.chat_id)
     screen = table_screen(
         t,
-        view=core.match_of(table).view(None),
-        seats=seat_infos(table),
+        view=view,
+        seats=seat_infos(table, t),
         deal_lines=[f"\n{table.note}"] if table.note else [],
         cancelled=table.status == TableStatus.CANCELLED,
         app_link=webapp.table_link(core, table_id),
@@ -80,6 +112,10 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
         sent = await _show(
             core, table.chat_id, table.table_message_id, screen, item.renew, table.thread_id
         )
+    except Transient:
+        if table.table_message_id is not None:  # the edit may yet land, late
+            core.unsure.put((table.chat_id, table.table_message_id), time.time())
+        raise
     except TopicGone:
         log.info("the topic of table %s is gone", table_id)
         await topic_gone(core, table_id)
@@ -105,10 +141,13 @@ async def _lobby(core: Core, table_id: int, item: Owed) -> list[Owed]:
     if table.status == TableStatus.LOBBY:
         screen = feed.render_lobby(core, t, table)
     elif table.lobby_message_id is None:
-        return []  # never shown: nothing to close
+        return []  # never shown, or it became the table: nothing to close
+    elif table.match_state is not None:
+        # Shown only after the match began (its send crossed the Start): the table is below.
+        await _remember(core, table_id, _forget_lobby)
+        return feed.delete(table.chat_id, table.lobby_message_id)
     else:
-        cancelled = table.status == TableStatus.CANCELLED
-        screen = Screen(lobby_closed_text(t, cancelled=cancelled))
+        screen = Screen(lobby_closed_text(t))
     try:
         # A new table is news: its lobby comes with a notification.
         sent = await _show(
@@ -138,6 +177,10 @@ def _set_lobby_message(table: TableRecord, message_id: int) -> None:
     table.lobby_message_id = message_id
 
 
+def _forget_lobby(table: TableRecord) -> None:
+    table.lobby_message_id = None
+
+
 async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
     table = await core.storage.tables.get(table_id)
     if table is None or table.match_state is None or seat >= len(table.seats):
@@ -160,13 +203,14 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
         screen = hand_screen(
             t,
             view=view,
-            seats=seat_infos(table),
+            seats=seat_infos(table, t),
             chat_title=title,
             table_id=table_id,
             ply=match.ply,
             selection=[Card.parse(c) for c in record.selection],
             away=record.away,
             page_url=webapp.page_url(core, table_id),
+            seconds_left=None if record.deadline is None else record.deadline - time.time(),
         )
     chat = user.private_chat_id if user and user.private_chat_id else record.user_id
     # A new hand message (with a notification) only while it is still their turn.

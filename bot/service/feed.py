@@ -53,7 +53,7 @@ def render_lobby(core: Core, t: Translator, table: TableRecord) -> Screen:
         table_id=table.id,
         version=lobby_key(table),
         variant=get_variant(table.variant),
-        seats=seat_infos(table),
+        seats=seat_infos(table, t),
         creator=creator or "—",
         start_key=seating_key(table),
         join_url=join_link(core, table.id),
@@ -108,8 +108,28 @@ def delete(chat_id: int, message_id: int | None) -> list[Owed]:
     return [Owed(OutboxKind.DELETE, chat_id, Priority.CLEANUP, message_id=message_id)]
 
 
-def post(chat_id: int, text: str, *, table_id: int | None = None) -> Owed:
-    return Owed(OutboxKind.POST, chat_id, Priority.GROUP, table_id, text=text, notify=True)
+def post(
+    chat_id: int,
+    text: str,
+    *,
+    table_id: int | None = None,
+    notify: bool = True,
+    over: int | None = None,
+    after: float = 0.0,
+) -> Owed:
+    """A message sent once. ``over``: a message it replaces by an edit (a deal's result
+    takes the place of that deal's table), sent anew only if that one is gone. ``after``:
+    not before then (epoch seconds)."""
+    return Owed(
+        OutboxKind.POST,
+        chat_id,
+        Priority.GROUP,
+        table_id,
+        text=text,
+        notify=notify and over is None,
+        message_id=over,
+        not_before=after,
+    )
 
 
 def closed(core: Core, table: TableRecord) -> list[Owed]:
@@ -147,21 +167,23 @@ async def after_change(
     change: Change,
     before: list[SeatState] | None = None,
 ) -> list[Owed]:
-    """What a committed change of a running match owes: results, the table, the hands."""
+    """What a committed change of a running match owes: results, the table, the hands.
+    A deal's result takes the place of its table (an edit); the next deal's table is a new
+    message below it; the match's result is the last message."""
     t = await chat_t(core, table.chat_id)
-    seats = seat_infos(table)
+    seats = seat_infos(table, t)
     view = match.view(None)
     owed: list[Owed] = []
-    renew_table = change.started
     for event in change.events:
         if isinstance(event, DealEnded):
             text = deal_text(t, match, event.result, seats)
-            owed.append(post(table.chat_id, text, table_id=table.id))
-            renew_table = True  # the next deal's table goes below the result
+            over = table.table_message_id
+            table.table_message_id = None  # the next table is a new message
+            owed.append(post(table.chat_id, text, table_id=table.id, notify=False, over=over))
         elif isinstance(event, MatchEnded):
             text = match_result_text(t, result=event.result, view=view, seats=seats)
             owed.append(post(table.chat_id, text, table_id=table.id))
-    owed.append(group_table(core, table, renew=renew_table))
+    owed.append(group_table(core, table))
     owed += _hands_after(core, table, match, change, before)
     return owed
 

@@ -41,6 +41,6 @@ async def score(core: Core, chat: ChatInfo, person: Person) -> Reply:
         return Reply(t._("No match is running in this chat. Start one with /newgame."))
     match = core.match_of(table)
     screen = score_screen(
-        t, view=match.view(None), deals=match.deal_results, seats=seat_infos(table)
+        t, view=match.view(None), deals=match.deal_results, seats=seat_infos(table, t)
     )
     return Reply(screen=screen)

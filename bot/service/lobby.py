@@ -15,6 +15,7 @@ from kozel_rules.match import Match
 from kozel_rules.variant import VARIANTS, get_variant
 
 from ..i18n import Translator
+from ..render.labels import COMPUTER_NAMES
 from ..render.lobby import players_needed_text, seated_screen
 from ..render.rules_text import variant_name
 from ..storage import (
@@ -36,8 +37,6 @@ from .people import chat_record, chat_t, chat_title, remember, seat_of_user, use
 from .ports import ChatInfo, Person, Shared
 from .reply import IsMember, Press, Reply, nobody
 from .retry import retry_stale
-
-COMPUTER_NAMES = ("Bot Ivan", "Bot Olga", "Bot Taras", "Bot Greta", "Bot Mads", "Bot Yuki")
 
 
 @retry_stale
@@ -242,7 +241,7 @@ async def add_computer(core: Core, lobby: Lobby) -> Reply:
     if len(table.seats) >= max(get_variant(table.variant).player_counts):
         return Reply(lobby.t._("The table is full."), alert=True)
     taken = {s.name for s in table.seats}
-    name = next(n for n in COMPUTER_NAMES if n not in taken)
+    name = next(n for n in COMPUTER_NAMES if n not in taken)  # stored in English
     table.seats.append(SeatRecord(seat=len(table.seats), user_id=None, name=name, ai_level=level))
     return await _changed(core, lobby, lobby.t._("A computer player took a seat."))
 
@@ -308,6 +307,9 @@ async def start(core: Core, lobby: Lobby) -> Reply:
     match = Match.new(variant, players=len(table.seats), seed=table.seed)
     table.match_state = match.to_json()
     table.status = TableStatus.PLAYING
+    # The lobby message becomes the table (an edit); a lobby still on its way is deleted
+    # once it arrives (``deliver._lobby``).
+    table.table_message_id, table.lobby_message_id = table.lobby_message_id, None
     await turns.plan_deadlines(core, table, match)
     entry = LogEntry(LogKind.START, 0, None, table.variant, by=Actor.PERSON)
     started = Change(started=True)

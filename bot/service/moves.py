@@ -99,10 +99,16 @@ async def _save_selection(core: Core, s: Seat) -> None:
     core.wake_sender()
 
 
-@seated()
+@seated(any_ply=True)
 async def toggle(core: Core, s: Seat) -> Reply:
-    """A card button: the tap rule (``tap``) says whether it selects, plays or is refused."""
+    """A card button: the tap rule (``tap``) says whether it selects, plays or is refused.
+    A card of a hand shown before the match moved on: the hand comes anew, and a player
+    who is not to move hears that it is not their turn (the rule), not that it is stale."""
     card = decode_card(s.press.cb.arg)
+    if s.press.cb.version != s.match.ply:
+        await feed.owe(core, [feed.hand(core, s.table, s.seat, Priority.PRESSER)])
+        waiting = s.match.to_move != s.seat
+        return refusal(s.t, Refused.NOT_YET if waiting else Refused.STALE)
     record = s.table.seats[s.seat]
     tapped = tap(s.match, s.seat, [Card.parse(c) for c in record.selection], card)
     if tapped.refused is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..i18n import Translator, get_translator, negotiate
-from ..render.labels import SeatInfo
+from ..render.labels import SeatInfo, computer_name
 from ..storage import ChatRecord, TableRecord, UserRecord
 from .core import Core
 from .ports import ChatInfo, Person
@@ -67,8 +67,18 @@ async def chat_title(core: Core, chat_id: int) -> str:
     return record.title if record else ""
 
 
-def seat_infos(table: TableRecord) -> list[SeatInfo]:
-    return [SeatInfo(s.name, s.ai_level, s.away, s.replaced) for s in table.seats]
+def seat_infos(table: TableRecord, t: Translator) -> list[SeatInfo]:
+    """The seats as the screens show them to a reader of ``t``'s language (computer players
+    by their names in that language)."""
+    return [
+        SeatInfo(
+            computer_name(t, s.name) if s.ai_level and not s.replaced else s.name,
+            s.ai_level,
+            s.away,
+            s.replaced,
+        )
+        for s in table.seats
+    ]
 
 
 def seat_of_user(table: TableRecord, user_id: int) -> int | None:

@@ -17,6 +17,7 @@ from kozel_rules.errors import IllegalActionError
 from kozel_rules.match import Match
 
 from ..i18n import Translator
+from ..render.labels import cards_text
 from ..render.refusals import GENTLE, Reason, Refused, refusal_text
 from ..storage import Actor, Priority, TableRecord, TableStatus
 from . import feed
@@ -95,7 +96,7 @@ def answer(t: Translator, outcome: Outcome) -> Reply:
     """The answer to the press that asked for the action."""
     if outcome.refused is not None:
         return refusal(t, outcome.refused)
-    return Reply(t._("Played: {action}", action=" ".join(str(c) for c in outcome.action.cards)))
+    return Reply(t._("Played: {action}", action=cards_text(t, outcome.action.cards)))
 
 
 def refusal(t: Translator, reason: Reason, card: Card | None = None) -> Reply:

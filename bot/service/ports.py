@@ -39,6 +39,7 @@ class DueKind(StrEnum):
     COMPUTER = "ai"  # a computer player's turn
     SPECIAL = "special"  # a computer may declare a special lead out of turn
     TIMEOUT = "timeout"  # a person's turn timer
+    HURRY = "hurry"  # a person's turn timer is nearly out: their hand shows the time left
     EXPIRE = "expire"  # a table nobody uses is closed (``closing``)
 
 

@@ -5,7 +5,8 @@ The model
 Ratings come from OpenSkill's Plackett-Luce model (``openskill``), with its default parameters
 (a new player: mu 25, sigma 25/3). A match is one "game" between its sides, ranked by how they
 finished: the winners first, then the sides that went out in reverse order (so with three
-players in ``moscow`` the goat, the last one out, is second and the first one out third). With
+players in ``moscow`` the last one out is second and the first one out, the goat, third; two
+out in the same deal share a place). With
 four players the two teams are two teams of two; with two or three every player is a team.
 
 Every chat has its own ladder: a player's rating in one chat knows nothing of other chats. In a
@@ -52,11 +53,20 @@ def new_rating() -> Rating:
 
 
 def side_ranks(match: MatchRecord) -> dict[int, int]:
-    """Side -> finishing place (1 = won). Taken from the engine's result (``winners`` and
-    ``losers`` in the order they went out) when it is there and consistent, else from the
-    seats' won/goat flags (winners 1, the goat 2, any other side 3)."""
+    """Side -> finishing place (1 = won). Taken from the engine's result: its ``places`` (sides
+    out in the same deal share a place); in records stored before ``places`` existed, from
+    ``winners`` and ``losers`` in the order they went out; else from the seats' won/goat flags
+    (winners 1, the goat 2, any other side 3)."""
     sides = sorted({p.side for p in match.players_list})
     winners = sorted({p.side for p in match.players_list if p.won})
+    places = match.result.get("places")
+    if (
+        isinstance(places, list)
+        and len(places) > max(sides)
+        and all(isinstance(p, int) and p >= 1 for p in places)
+        and sorted(s for s in sides if places[s] == 1) == winners
+    ):
+        return {side: places[side] for side in sides}
     losers = match.result.get("losers")
     if (
         isinstance(losers, list)

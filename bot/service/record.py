@@ -66,7 +66,7 @@ def _player(table: TableRecord, match: Match, seat: int) -> MatchPlayerRecord:
         name=record.name,
         ai_level=record.ai_level if record.person_id is None else None,
         won=side in result.winners,
-        goat=side == result.goat,
+        goat=side in result.goats,
         defeat_points=result.defeat_points[side],
         deals_won=deals_won,
         deals_lost=deals_lost,

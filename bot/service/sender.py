@@ -47,7 +47,9 @@ class Sender:
         self.claim_seconds = claim_seconds
         self._claims: dict[int, float] = {}  # chat -> until when this worker holds it
         self._in_flight: dict[int, asyncio.Task[None]] = {}  # by chat
-        # Rows whose delivery ended while the outbox was being read: that read is stale for them.
+        # Chats whose delivery ended while the outbox was being read: that read is stale for
+        # the whole chat (a post that failed holds back the chat's later posts; the read of
+        # the held posts may have come before its retry was written).
         self._finished: set[int] = set()
         self._idle = True
 
@@ -76,7 +78,7 @@ class Sender:
         held = await self.core.storage.outbox.held(now_wall) if due else {}
         await self._claim(heads(due, held, now=now_wall), now_wall)
         # No await from here to the end of the loop: the filter stays true while we start.
-        due = [item for item in due if item.id not in self._finished and self._holds(item)]
+        due = [item for item in due if item.chat_id not in self._finished and self._holds(item)]
         wait = IDLE_WAIT
         # Started calls book the budget only when they go: start no more than it holds now,
         # so the most felt rows get it rather than whichever call wakes first.
@@ -153,7 +155,7 @@ class Sender:
         except Exception:
             log.exception("booking the delivery of %s to %s failed", item.kind, item.chat_id)
         finally:
-            self._finished.add(item.id)
+            self._finished.add(item.chat_id)
             self._in_flight.pop(item.chat_id, None)
             self.core.outbox_ready.set()
 

@@ -1,7 +1,16 @@
 """The tap rule: what a tap on a card of the hand does, given the cards chosen so far.
 
 Pure: the match and the selection in, a :class:`Tap` out. The hand's card buttons
-(``moves.toggle``) and the Mini App's ``POST /api/tap`` both follow it.
+(``moves.toggle``) and the Mini App's ``POST /api/tap`` both follow it; the hand's prompt
+(``render.hand``) says what it does (``render.hand.sensible_plays`` is its core, so that
+what a prompt promises and what a tap does cannot drift apart).
+
+One tap plays a card when that card has exactly one sensible play: a card alone in its
+suit at a lead, any card in ziege, a card that can beat an opponent's card, a card
+without points thrown face down. Everything else is chosen first and confirmed with a
+button: a set being built (a lead of several cards, an answer to a lead of several), a
+point card (A, 10, K) that would go face down, a card that could beat the partner's card
+or be thrown face down.
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from kozel_rules.card import Card
 from kozel_rules.errors import Rule
 from kozel_rules.match import Match
 
+from ..render.hand import sensible_plays
 from ..render.refusals import Reason, Refused
 
 
@@ -35,20 +45,20 @@ class Tap:
 
 def tap(match: Match, seat: int, chosen: Iterable[Card], card: Card) -> Tap:
     """A tap on ``card`` by ``seat`` with ``chosen`` selected: it joins or leaves the
-    selection; where the cards then chosen can be played in one way only (a card that can
-    only be led alone, a card that cannot beat; every card in ziege), they are played."""
+    selection; a first tap on a card with one sensible play plays it."""
     view = match.view(seat)
     if card not in view.hand:
         return Tap(refused=Rule.NOT_IN_HAND)
-    picked = set(chosen) ^ {card}
+    before = set(chosen) & set(view.hand)
+    picked = before ^ {card}
     legal = [a for a in view.legal if not a.verb.is_special]
     if not legal:
         return Tap(refused=Refused.NOT_YET)
-    containing = [a for a in legal if picked <= set(a.cards)] if picked else []
-    if picked and not containing:
-        if any(card in a.cards for a in legal):
-            return Tap(refused=Refused.NOT_WITH)
-        return Tap(refused=match.why_not(seat, card) or Refused.CANNOT_NOW)
-    if len(containing) == 1 and set(containing[0].cards) == picked:
-        return Tap(play=containing[0])
+    if picked and not any(picked <= set(a.cards) for a in legal):
+        others = picked - {card}
+        return Tap(refused=match.why_not(seat, card, others) or Refused.CANNOT_NOW)
+    if not before and picked == {card}:
+        sensible = sensible_plays(view, card)
+        if len(sensible) == 1:
+            return Tap(play=sensible[0])
     return Tap(chosen=tuple(sorted(picked)))

@@ -10,8 +10,8 @@ from kozel_rules.action import Action
 from kozel_rules.ai import choose, interrupt
 from kozel_rules.match import Match
 
-from ..storage import Actor, TableRecord, TableStatus
-from . import closing, turns
+from ..storage import Actor, Priority, TableRecord, TableStatus
+from . import closing, feed, turns
 from .commit import commit
 from .core import Core
 from .people import chat_t
@@ -38,6 +38,8 @@ async def fire(core: Core, due: Due) -> None:
             await _computer_move(core, table, match)
         elif due.kind is DueKind.SPECIAL:
             await _special_move(core, table, match, due.seat)
+        elif due.kind is DueKind.HURRY:
+            await _hurry(core, table, match, due.seat)
         else:
             await _timeout_move(core, table, match)
 
@@ -58,6 +60,13 @@ async def _special_move(core: Core, table: TableRecord, match: Match, seat: int 
     action = await _declare(match, seat, level, seed=table.seed + match.ply)
     if action is not None:
         await commit(core, table, match, action, by=Actor.COMPUTER)
+
+
+async def _hurry(core: Core, table: TableRecord, match: Match, seat: int | None) -> None:
+    """The turn timer is nearly out: the hand shows the seconds left (an edit, no sound)."""
+    if seat is None or seat != match.to_move or table.seats[seat].user_id is None:
+        return
+    await feed.owe(core, [feed.hand(core, table, seat, Priority.TURN)])
 
 
 async def _timeout_move(core: Core, table: TableRecord, match: Match) -> None:

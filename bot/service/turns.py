@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from kozel_rules.match import Match
 
+from ..render.hand import HURRY
 from ..storage import TableRecord, TableStatus, Timer
 from .core import Core
 from .ports import Due, DueKind
@@ -83,6 +84,10 @@ def _waits(core: Core, table: TableRecord, match: Match | None) -> list[Timer]:
     deadline = table.seats[match.to_move].deadline
     if deadline is not None:
         waits.append(Timer("timeout", str(DueKind.TIMEOUT), ply, deadline, match.to_move))
+        if deadline - HURRY > time.time():
+            # The hand shows the time left from then on (it is not edited every second).
+            hurry = Timer("hurry", str(DueKind.HURRY), ply, deadline - HURRY, match.to_move)
+            waits.append(hurry)
     special_seat = computer_with_special(table, match)
     if special_seat is not None:
         # A computer holding a molodka or Moscow may take the lead out of turn, like a person.

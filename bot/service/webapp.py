@@ -109,7 +109,7 @@ async def open_seat(
     if table.match_state is None:
         raise NotSeated(t._("The match has not started yet."))
     match = core.match_of(table)
-    seats = seat_infos(table)
+    seats = seat_infos(table, t)
     deal = match.deal_results[-1] if match.deal_results else None
     result = match.result
     return SeatPage(

@@ -53,6 +53,7 @@ def markup(screen: Screen) -> InlineKeyboardMarkup | None:
                     callback_data=b.data,
                     url=b.url,
                     web_app=WebAppInfo(b.web_app) if b.web_app else None,
+                    style=str(b.style) if b.style else None,
                 )
                 for b in row
             ]

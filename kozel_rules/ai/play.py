@@ -163,10 +163,8 @@ class TextGame:
         mr = e.result
         won = ", ".join(self.side_name(x) for x in mr.winners)
         eggs = " with eggs" if mr.goat_with_eggs else ""
-        return (
-            f"\nMatch over after {mr.deals} deals: {won} won; the goat{eggs} is "
-            f"{self.side_name(mr.goat)}."
-        )
+        goats = " and ".join(self.side_name(x) for x in mr.goats)
+        return f"\nMatch over after {mr.deals} deals: {won} won; the goat{eggs}: {goats}."
 
     def trick_text(self, t: TrickView | None) -> str:
         if t is None or not t.plays:

@@ -61,6 +61,26 @@ def test_three_players_are_ranked_by_elimination_order() -> None:
     assert [changes[u].rank for u in (7, 8, 9)] == [1, 2, 3]
 
 
+def test_new_records_rank_by_places_and_two_out_together_share_one() -> None:
+    """Records since the goat became the first one out carry ``places``: two players out in
+    the same deal share the last place (and are both goats); an old record (``losers`` only,
+    the fixture above) is still ranked by the order of going out."""
+    match = free_for_all(1, -1, [7, 8, 9])
+    by_user = {p.user_id: p.side for p in match.players_list}
+    places = [0, 0, 0]
+    places[by_user[7]], places[by_user[8]], places[by_user[9]] = 1, 2, 2
+    match.result["places"] = places
+    ranks = side_ranks(match)
+    assert (ranks[by_user[7]], ranks[by_user[8]], ranks[by_user[9]]) == (1, 2, 2)
+    changes = {
+        p.user_id: c for p, c in zip(match.players_list, rate(match, [None] * 3), strict=True)
+    }
+    assert changes[8].after.mu == pytest.approx(changes[9].after.mu)
+    assert changes[7].after.mu > 25 > changes[8].after.mu
+    match.result["places"] = [1, 1, 1]  # not the winners' side alone: ignored
+    assert side_ranks(match)[by_user[9]] == 3
+
+
 def test_two_players() -> None:
     match = free_for_all(1, -1, [5, 6])
     changes = rate(match, [None, None])

@@ -197,7 +197,7 @@ async def test_history_shows_the_last_ten_matches_newest_first(core: Core) -> No
     assert answer.count(" · 4 deals") + answer.count(" · 6 deals") == 10
     results = [line for line in lines if line.startswith(("🏆", "🐐"))]
     assert results[0] == "🏆 P1 0 · 🐐 P2 13 · ❌ P3 14"
-    assert results[1] == "🏆 P12 & P112 4 · 🐐 P212 & 🤖 medium 12"
+    assert results[1] == "🏆 P12 and P112 4 · 🐐 P212 and 🤖 medium 12"
     assert "P2 & P102" not in answer  # match 2 is older than the last ten
     street = plain(await ladder.history(core, CLUB, person(1), ["moscow"]))
     assert street.count(" · Moscow Kozel · ") == 1
@@ -253,7 +253,7 @@ async def test_reset_needs_an_admin_and_a_confirmation_and_keeps_the_history(cor
     old = plain(await ladder.top(core, CLUB, person(1), ["s1"]))
     assert "Season 1 · since" not in old and "closed" in old and "Champion of the season: P1" in old
     history = plain(await ladder.history(core, CLUB, person(1), ["s1"]))
-    assert "Season 1 · closed" in history and "🏆 P1 & P2 4" in history
+    assert "Season 1 · closed" in history and "🏆 P1 and P2 4" in history
     assert "No matches yet" in plain(await ladder.history(core, CLUB, person(1), []))
     stats = plain(await ladder.stats(core, CLUB, person(1), StatsTarget()))
     assert "season 2 yet" in stats and "Earlier seasons: 1 match · 1 win" in stats

@@ -3,6 +3,7 @@ until Telegram took it, merged where it can be, and spent where players feel it 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -10,7 +11,9 @@ import pytest
 from service_fakes import FakeMessenger, make_core
 from storage_targets import Target
 
+from bot.screen import Screen
 from bot.service.budget import Budget, Limits, Window
+from bot.service.ports import Transient
 from bot.service.sender import Sender, heads
 from bot.storage import OutboxKind, Owed, Priority, SqliteStorage, Storage
 
@@ -190,3 +193,49 @@ async def test_the_sender_starts_no_more_calls_than_the_budget_holds_the_most_fe
         task.cancel()
     await store.close()
     assert started == [102, 104]  # the turn and the presser's hand; the others wait
+
+
+async def test_a_post_that_fails_while_the_outbox_is_read_still_holds_back_the_next_one(
+    tmp_path: Path,
+) -> None:
+    """Deal 1's result fails (a 500) just while the sender reads which posts wait for a
+    retry: that read is stale, so deal 2's result must not go out above it meanwhile."""
+    store = await SqliteStorage.open(str(tmp_path / "kozel.sqlite3"))
+    release = asyncio.Event()
+
+    class Failing(FakeMessenger):
+        async def send(
+            self,
+            chat_id: int,
+            screen: Screen,
+            *,
+            notify: bool = True,
+            thread_id: int | None = None,
+        ) -> int:
+            if screen.text == "deal 1":
+                await release.wait()
+                raise Transient("500: Internal Server Error")
+            return await super().send(chat_id, screen, notify=notify, thread_id=thread_id)
+
+    messenger = Failing()
+    core = make_core(store, messenger)
+    sender = Sender(core)
+    await store.outbox.add([post("deal 1")])
+    await sender.step()  # deal 1 goes (and hangs until released)
+    await store.outbox.add([post("deal 2")])
+    read_held = store.outbox.held
+
+    async def held_then_fail(now: float) -> dict[tuple[int, int | None], int]:
+        found = await read_held(now)  # before deal 1's retry is written: nothing held
+        release.set()
+        await asyncio.gather(*sender._in_flight.values())  # deal 1 fails, its retry is booked
+        return found
+
+    store.outbox.held = held_then_fail  # type: ignore[method-assign]
+    await sender.step()
+    store.outbox.held = read_held  # type: ignore[method-assign]
+    await asyncio.gather(*sender._in_flight.values())
+    await sender.step()
+    await asyncio.gather(*sender._in_flight.values())
+    await store.close()
+    assert messenger.texts(-100) == []  # deal 1 waits for its retry; deal 2 waits behind it

@@ -7,6 +7,7 @@ import pytest
 from babel.messages.pofile import read_po
 
 from bot.i18n import LANGUAGES, SOURCE_LANGUAGE, catalog_path, get_translator
+from bot.render.labels import card_label
 from bot.render.refusals import REFUSED_TEXTS, RULE_TEXTS, Refused, refusal_text
 from kozel_rules.card import Card
 from kozel_rules.errors import Rule
@@ -33,10 +34,12 @@ def test_every_reason_is_translated_in_every_catalog(lang: str) -> None:
         assert message.string and not message.fuzzy, f"{lang}: {reason} is not translated"
         said = refusal_text(t, reason, Card.parse("K♦"))
         assert said != refusal_text(get_translator("en"), reason, Card.parse("K♦"))
-        assert said == message.string.format(card="K♦")
+        assert said == message.string.format(card=card_label(t, Card.parse("K♦")))
 
 
-def test_a_refusal_of_a_card_names_the_card() -> None:
+def test_a_refusal_of_a_card_names_the_card_in_the_readers_letters() -> None:
     t = get_translator("en")
     assert refusal_text(t, Refused.CANNOT_NOW, Card.parse("K♦")) == "K♦ cannot be played now."
     assert refusal_text(t, Rule.MUST_FOLLOW_SUIT) == "You must follow the suit that was led."
+    ru = get_translator("ru")
+    assert refusal_text(ru, Refused.CANNOT_NOW, Card.parse("Q♦")).startswith("Д♦ ")

@@ -28,7 +28,7 @@ from kozel_rules.variant import get_variant
 
 SEATS = [
     SeatInfo("Anna"),
-    SeatInfo("Bot Ivan", "strong"),
+    SeatInfo("Ivan", "strong"),
     SeatInfo("Vera", away=True),
     SeatInfo("Gleb"),
 ]
@@ -67,8 +67,7 @@ def screens(t: Translator) -> list[str]:
     out: list[Screen | str] = [
         lobby(t, "moscow", SEATS),
         lobby(t, "ziege", SEATS[:1]),
-        lobby_closed_text(t, cancelled=True),
-        lobby_closed_text(t, cancelled=False),
+        lobby_closed_text(t),
         help_screen(t, private=False),
         language_screen(t, t.lang),
         settings_screen(t, 60, TIMERS),

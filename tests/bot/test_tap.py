@@ -3,8 +3,14 @@ hand's card buttons follow it, naming the rule when a card cannot be played."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 from service_fakes import PEOPLE, FakeMessenger, make_core, press, reload, seat_four
+
+sys.path.append(str(Path(__file__).resolve().parent.parent / "engine"))
+from kozel_testkit import new_match  # the engine tests' literal deals
 
 from bot.callback import Op, encode_action, encode_card
 from bot.i18n import get_translator
@@ -32,6 +38,16 @@ def cards(text: str) -> tuple[Card, ...]:
     return parse_cards(text)
 
 
+def street(hands: dict[int, str], *, trump: str) -> Match:
+    """A street deal of dealer 0 with ``hands`` and ``trump`` shown (``kozel_testkit``)."""
+    return new_match("street", hands, trump=trump)
+
+
+def play(m: Match, *actions: str) -> None:
+    for text in actions:
+        m.apply_text(text)
+
+
 def test_a_card_that_cannot_follow_names_the_rule_and_one_that_can_is_played() -> None:
     m = dealt("ziege", {0: "7♥ 7♠ 8♠ 9♠", 1: "A♥ Q♣ 7♦ 8♦"})
     m.apply_text("0 lead 7♥")
@@ -41,17 +57,49 @@ def test_a_card_that_cannot_follow_names_the_rule_and_one_that_can_is_played() -
     assert tap(m, 2, [], m.view(2).hand[0]).refused == Refused.NOT_YET
 
 
-def test_a_street_lead_is_chosen_card_by_card() -> None:
-    m = dealt("street", {1: "6♠ 7♠ 8♠ 9♥"})
+def test_a_street_lead_of_several_is_built_then_confirmed() -> None:
+    m = street({1: "6♠ 7♠ 8♠ 9♥"}, trump="7♦")
     first = tap(m, 1, [], Card.parse("6♠"))
     assert first.play is None and first.refused is None and first.chosen == cards("6♠")
-    assert tap(m, 1, cards("6♠"), Card.parse("9♥")).refused == Refused.NOT_WITH
+    # A card that cannot join the set names the rule it breaks.
+    assert tap(m, 1, cards("6♠"), Card.parse("9♥")).refused == Rule.LEAD_ONE_SUIT
     assert tap(m, 1, cards("6♠"), Card.parse("6♠")).chosen == ()  # chosen again: let go
     assert tap(m, 1, cards("6♠"), Card.parse("7♠")).chosen == cards("6♠ 7♠")
-    # The whole suit chosen, as big as a lead may be: played at once.
-    assert tap(m, 1, cards("6♠ 7♠"), Card.parse("8♠")).play == Action.parse("1 lead 6♠ 7♠ 8♠")
+    # Even the whole suit, as big as a lead may be, waits for the confirm: a set is built.
+    assert tap(m, 1, cards("6♠ 7♠"), Card.parse("8♠")).chosen == cards("6♠ 7♠ 8♠")
     # A card alone in its suit can only be led alone: played at once.
     assert tap(m, 1, [], Card.parse("9♥")).play == Action.parse("1 lead 9♥")
+
+
+def test_an_answer_to_one_card_is_one_tap_unless_points_go_face_down() -> None:
+    """Trump ♦. Seat 1 leads 9♠ against seat 2 (an opponent)."""
+    m = street({1: "9♠ 6♣ 7♣ 8♣", 2: "10♠ A♥ 6♥ 7♦"}, trump="9♦")
+    play(m, "1 lead 9♠")
+    # A card that can beat an opponent's card beats at once (a trump, or higher in suit).
+    assert tap(m, 2, [], Card.parse("7♦")).play == Action.parse("2 beat 7♦")
+    assert tap(m, 2, [], Card.parse("10♠")).play == Action.parse("2 beat 10♠")
+    # A card that cannot beat goes face down at once, unless it is an A, 10 or K.
+    assert tap(m, 2, [], Card.parse("6♥")).play == Action.parse("2 discard 6♥")
+    confirm = tap(m, 2, [], Card.parse("A♥"))
+    assert confirm.play is None and confirm.chosen == cards("A♥")
+
+
+def test_a_card_that_could_beat_the_partner_asks_what_to_do() -> None:
+    """Seat 1 leads, seat 2 throws face down, seat 3 (seat 1's partner) may beat or discard."""
+    m = street({1: "9♠ 6♣ 7♣ 8♣", 2: "6♥ A♥ 10♣ 8♥", 3: "A♠ 6♠ K♥ 9♥"}, trump="9♦")
+    play(m, "1 lead 9♠", "2 discard 6♥")
+    asked = tap(m, 3, [], Card.parse("A♠"))
+    assert asked.play is None and asked.chosen == cards("A♠")
+    assert tap(m, 3, [], Card.parse("6♠")).play == Action.parse("3 discard 6♠")  # cannot beat
+
+
+def test_an_answer_to_several_cards_is_built_then_confirmed() -> None:
+    m = street({1: "9♠ 8♠ 6♣ 7♣", 2: "6♥ 7♥ 8♥ 10♣"}, trump="9♦")
+    play(m, "1 lead 9♠ 8♠")
+    assert tap(m, 2, [], Card.parse("6♥")).chosen == cards("6♥")
+    assert tap(m, 2, cards("6♥"), Card.parse("7♥")).chosen == cards("6♥ 7♥")  # no auto-discard
+    too_many = tap(m, 2, cards("6♥ 7♥"), Card.parse("8♥"))
+    assert too_many.refused == Rule.WRONG_CARD_COUNT
 
 
 @pytest.fixture

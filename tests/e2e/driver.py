@@ -33,7 +33,7 @@ HAND_DATA = re.compile(r"^v1:\d+:\d+:(tog|act|clr|back)")
 TURN_MARK = "👉"
 SLOW_DOWN = "Not so fast"  # the answer to a press over the person's fair share
 SLOW_DOWN_PAUSE = 0.3  # seconds a player told to slow down waits before pressing again
-MATCH_OVER = "The match is over!"
+MATCH_OVER = "🏆"  # the match's result, in any language
 # A hand's first line names the variant: "🐐 Street Kozel · <the group's title>".
 VARIANT_NAMES = ("Classic Kozel (Ziege)", "Street Kozel", "Moscow Kozel")
 HAND_TITLES = tuple(f"🐐 {name} ·" for name in VARIANT_NAMES)
@@ -98,7 +98,7 @@ class Table:
         await creator.send(self.group, f"/newgame {variant}", topic=self.topic)
         lobby = await self.server.wait_for_message(
             self.group,
-            lambda m: self.here(m) and any(b.text.endswith("Join") for b in m.buttons),
+            lambda m: self.here(m) and any(op_of(b) == "join" for b in m.buttons),
             since=mark,
         )
         self.lobby_id = lobby.message_id
@@ -121,23 +121,28 @@ class Table:
     async def join(self, user: SimUser) -> None:
         """Join, taking the deep link through the private chat when the bot asks for it."""
         lobby = self.lobby()
-        answer = await user.press_button(self.group, lobby.message_id, contains="Join")
+        answer = await user.press_button(
+            self.group, lobby.message_id, predicate=lambda b: op_of(b) == "join"
+        )
         if answer.url:
             assert "start=" in answer.url, answer.url
             payload = answer.url.split("start=", 1)[1]
             mark = self.server.mark()
             await user.start_bot(payload)
             reply = await self.server.wait_for_message(user, since=mark)
-            assert "seat" in (reply.text or ""), reply.text
+            assert any(op_of(b) == "leave" for b in reply.buttons), reply.text  # seated
         await self.server.wait_for(
             lambda: user.first_name in (self.lobby().text or ""), what=f"{user.first_name} seated"
         )
 
     async def add_computer(self, creator: SimUser, level: str = "strong") -> None:
-        names = {"random": "weak", "basic": "medium", "strong": "strong"}
         before = (self.lobby().text or "").count("🤖")
         lobby = self.lobby()
-        await creator.press_button(self.group, lobby.message_id, text=f"🤖 {names[level]}")
+        await creator.press_button(
+            self.group,
+            lobby.message_id,
+            predicate=lambda b: op_of(b) == "bot" and (b.callback_data or "").endswith(level),
+        )
         await self.server.wait_for(
             lambda: (self.lobby().text or "").count("🤖") > before, what="computer seated"
         )
@@ -145,11 +150,19 @@ class Table:
     async def start(self, creator: SimUser) -> None:
         lobby = self.lobby()
         mark = self.server.mark()
-        answer = await creator.press_button(self.group, lobby.message_id, contains="Start")
+        answer = await creator.press_button(
+            self.group, lobby.message_id, predicate=lambda b: op_of(b) == "start"
+        )
         assert not answer.show_alert, answer.text
+        # The lobby message becomes the table of the first deal.
         await self.server.wait_for_message(
             self.group,
-            lambda m: self.here(m) and "deal 1" in (m.text or ""),
+            lambda m: (
+                self.here(m)
+                and m.text is not None
+                and m.text.startswith("🐐")
+                and not any(op_of(b) == "join" for b in m.buttons)
+            ),
             since=mark,
             timeout=10,
         )
@@ -166,7 +179,8 @@ class Table:
 
     def match_over(self) -> bool:
         return any(
-            self.here(m) and MATCH_OVER in (m.text or "") for m in self.server.messages(self.group)
+            self.here(m) and (m.text or "").startswith(MATCH_OVER)
+            for m in self.server.messages(self.group)
         )
 
     async def play(
@@ -381,7 +395,7 @@ def leaked_cards(texts: list[str], db: Path | str) -> list[str]:
     seen = face_up_cards_by_deal(db)
     problems = []
     for text in texts:
-        deal_match = re.search(r"deal (\d+)", text)
+        deal_match = re.search(r"[Dd]eal (\d+)", text)
         cards = {"".join(m) for m in CARD.findall(re.sub(r"trump card shown: \S+", "", text))}
         if not cards:
             continue

@@ -124,7 +124,11 @@ async def test_flood_limits_are_retried(
 ) -> None:
     table, users, _ = await table_of_two(fake_telegram, bot_process)
     fake_telegram.inject_error("sendMessage", 429, retry_after=1, times=2)
-    await table.start(users[0])
-    assert any(c.status == 429 for c in fake_telegram.calls_to("sendMessage"))
+    await table.start(users[0])  # the lobby becomes the table (an edit); the hands are sent
+    await fake_telegram.wait_for(
+        lambda: any(c.status == 429 for c in fake_telegram.calls_to("sendMessage")),
+        timeout=10,
+        what="a 429 on a hand",
+    )
     await table.play(users[:2])
     assert table.match_over()

@@ -76,8 +76,11 @@ async def test_faults_on_every_method_lose_no_move_and_every_table_finishes(
 
     statuses = [str(s) for (s,) in query(bot.db_path, "SELECT status FROM game_tables")]
     assert statuses == ["finished"] * 3
-    # Every kind of trouble happened.
+    # Every kind of trouble happened. Not to deletions: they are rare now (a deal's table is
+    # edited into its result rather than replaced), so the storm may find none to fail.
     for method in METHODS:
+        if method == "deleteMessage":
+            continue
         calls = fake_telegram.calls_to(method)
         assert any(c.status >= 500 for c in calls), method
         assert any(c.status == 0 for c in calls), method

@@ -81,8 +81,8 @@ def counts(matches: int, wins: int, goats: int) -> str:
 def outcome(fake: FakeTelegram, group: SimGroup) -> tuple[str, str]:
     """(winners, goat) as the group's match result message said them."""
     text = next(m.text or "" for m in fake.messages(group) if MATCH_OVER in (m.text or ""))
-    winners = re.search(r"Winners: (.+)", text)
-    goat = re.search(r"The goat: (.+)", text)
+    winners = re.search(r"Winners?: (.+)", text)
+    goat = re.search(r"The goats?: (.+)", text)
     assert winners and goat, text
     return winners.group(1), goat.group(1)
 
@@ -181,8 +181,8 @@ async def test_real_matches_in_two_groups_make_two_ladders(
 
     # /history: the match, its sides in finishing order and its defeat points
     sides = {
-        True: f"🏆 Anna & 🤖 medium {points[0]} · 🐐 🤖 weak & 🤖 weak {points[1]}",
-        False: f"🏆 🤖 weak & 🤖 weak {points[1]} · 🐐 Anna & 🤖 medium {points[0]}",
+        True: f"🏆 Anna and 🤖 medium {points[0]} · 🐐 🤖 weak and 🤖 weak {points[1]}",
+        False: f"🏆 🤖 weak and 🤖 weak {points[1]} · 🐐 Anna and 🤖 medium {points[0]}",
     }
     eggs = " · 🥚 a goat with eggs" if street["goat_with_eggs"] else ""  # a random deal's luck
     assert sides[anna_won] + eggs in history.splitlines()

@@ -37,11 +37,22 @@ async def test_a_whole_match_played_by_people(
         m.text or "" for m in fake_telegram.messages(group) if "match is over" in (m.text or "")
     ]
     assert len(over) == 1
-    assert "The goat:" in over[0]
+    assert "🐐 The goat" in over[0]
     log = table_log(bot.db)
     deals = [entry for entry in log if entry[0] == "deal"]
     assert deals, "at least one deal was played"
     results = [m.text or "" for m in fake_telegram.messages(group) if "is over" in (m.text or "")]
     assert len(results) == len(deals) + 1  # one post per deal, one for the match
+    # A tidy group: the lobby became the first deal's table, each table became its deal's
+    # result (one a deal), and the match's result is the last word; nothing was deleted.
+    left = [m for m in fake_telegram.messages(group) if m.from_bot and not m.deleted]
+    assert [(m.text or "").split("\n")[0] for m in left] == [
+        *(f"🏁 Deal {n} is over" for n in range(1, len(deals) + 1)),
+        "🏆 The match is over!",
+    ]
+    assert left[0].message_id == table.lobby_id
+    assert len(fake_telegram.calls_to("deleteMessage")) == 0 or all(
+        int(c.params["chat_id"]) != group.id for c in fake_telegram.calls_to("deleteMessage")
+    )
     assert leaked_cards(fake_telegram.shown_texts(group, from_bot_only=True), bot.db) == []
     fake_telegram.assert_no_unknown_calls()

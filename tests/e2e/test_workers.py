@@ -162,17 +162,15 @@ def count(db: str, sql: str, params: tuple[object, ...] = ()) -> int:
 def posts(
     fake: FakeTelegram, table: Table, pattern: Callable[[str], str | None]
 ) -> list[tuple[str, float]]:
-    """(what, when it was sent) for every bot message of the group ``pattern`` names."""
-    sent_at = {
-        (int(call.params["chat_id"]), int(call.result["message_id"])): call.time
-        for call in fake.calls_to("sendMessage")
-        if call.ok and isinstance(call.result, dict)
-    }
+    """(what, when it was shown) for every bot message of the group ``pattern`` names: the
+    first version that says it (a deal's result is its table message, edited)."""
     found = []
     for message in fake.messages(table.group, from_bot=True):
-        what = pattern(message.versions[0].text if message.versions else message.text or "")
-        if what is not None:
-            found.append((what, sent_at.get((table.group.id, message.message_id), 0.0)))
+        for version in message.versions:
+            what = pattern(version.text)
+            if what is not None:
+                found.append((what, version.at))
+                break
     return found
 
 

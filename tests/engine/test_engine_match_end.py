@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from kozel_rules import Match, MatchResult
+from kozel_rules.result import placings
 from kozel_rules.scoring import sides_going_out
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
@@ -49,7 +50,8 @@ def test_two_sides_the_side_that_is_out_is_the_goat_with_eggs() -> None:
         defeat_points=(8, 12),
         winners=(0,),
         losers=(1,),
-        goat=1,
+        goats=(1,),
+        places=(1, 2),
         goat_with_eggs=True,
         deals=6,
     )
@@ -64,7 +66,9 @@ def test_three_players_one_out_the_others_play_on_as_two() -> None:
         assert r.tricks[2] == 0 and r.card_points[2] == 0 and r.defeat_points[2] == 0
         assert r.first_leader != 2 and r.dealer != 2
     assert m.result is not None
-    assert m.result.losers == (2, 0) and m.result.winners == (1,) and m.result.goat == 0
+    assert m.result.losers == (2, 0) and m.result.winners == (1,)
+    # RULES.md: the first one out is the goat; placings follow the order of going out.
+    assert m.result.goats == (2,) and m.result.places == (2, 1, 3)
 
 
 def test_seats_that_are_out_are_skipped_in_play_and_dealing() -> None:
@@ -78,12 +82,27 @@ def test_seats_that_are_out_are_skipped_in_play_and_dealing() -> None:
     assert trick is not None and 0 not in (trick.leader, trick.due_leader)
 
 
-def test_two_out_at_once_the_one_with_more_points_is_the_goat() -> None:
+def test_two_out_at_once_share_the_last_place_and_are_both_goats() -> None:
     m = _replay_scenario("moscow3-two-out-at-once-01")
     assert m.result is not None
     assert m.result.defeat_points == (16, 12, 8)
-    assert set(m.result.losers) == {0, 1} and m.result.goat == 0
-    assert m.result.winners == (2,)
+    assert set(m.result.losers) == {0, 1} and m.result.goats == (0, 1)
+    assert m.result.winners == (2,) and m.result.places == (2, 2, 1)
+
+
+@pytest.mark.parametrize(
+    ("winners", "out_by_deal", "places"),
+    [
+        ((0,), [(1,)], (1, 2)),
+        ((1,), [(2,), (0,)], (2, 1, 3)),
+        ((2,), [(0, 1)], (2, 2, 1)),
+        ((0,), [(1, 2)], (1, 2, 2)),
+    ],
+)
+def test_placings(
+    winners: tuple[int, ...], out_by_deal: list[tuple[int, ...]], places: tuple[int, ...]
+) -> None:
+    assert placings(winners, out_by_deal) == places
 
 
 def test_equal_totals_at_12_play_another_deal() -> None:

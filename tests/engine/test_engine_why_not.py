@@ -66,3 +66,14 @@ def test_a_finished_match_refuses_every_card() -> None:
     while not m.is_over:
         m.apply(rng.choice(m.legal_actions()))
     assert m.why_not(0, card("A♠")) == Rule.MATCH_OVER
+
+
+def test_cards_that_go_into_plays_only_apart_name_the_rule_of_the_set() -> None:
+    """A card that may be played, tried with cards it cannot go with: the rule of the set."""
+    m = new_match("street", {1: "6♠ 7♠ 8♠ 9♥", 2: "A♦ K♦ 10♣ 6♣"}, trump="7♦")
+    assert m.why_not(1, card("9♥")) is None
+    assert m.why_not(1, card("9♥"), [card("6♠")]) == Rule.LEAD_ONE_SUIT
+    assert m.why_not(1, card("8♠"), [card("6♠"), card("7♠")]) is None
+    play(m, "1 lead 6♠ 7♠")
+    assert m.why_not(2, card("6♣"), [card("A♦"), card("K♦")]) == Rule.WRONG_CARD_COUNT
+    assert m.why_not(2, card("6♣"), [card("A♦")]) is None

@@ -69,6 +69,12 @@ class Button:
         value = self.raw.get("url")
         return value if isinstance(value, str) else None
 
+    @property
+    def style(self) -> str | None:
+        """``"danger"``, ``"success"``, ``"primary"``, or None (the app's own look)."""
+        value = self.raw.get("style")
+        return value if isinstance(value, str) else None
+
 
 def keyboard_buttons(reply_markup: JSONDict | None) -> list[Button]:
     """All buttons of an inline keyboard, row by row."""

@@ -116,6 +116,7 @@ _CHAT_ACTIONS = frozenset(
         "upload_video_note",
     }
 )
+BUTTON_STYLES = ("danger", "success", "primary")  # InlineKeyboardButton.style (Bot API 9.4)
 _INLINE_BUTTON_KINDS = (
     "url",
     "callback_data",
@@ -1930,6 +1931,11 @@ def _validate_markup(markup: Any, *, inline_only: bool, private: bool) -> JSONDi
                 raise _bad(
                     'can\'t parse inline keyboard button: Field "text" must be of type String'
                 )
+            style = button.get("style")
+            if style is not None and style not in BUTTON_STYLES:
+                # Bot API 9.4: "Must be one of “danger” (red), “success” (green) or
+                # “primary” (blue)" (the description is ours; Telegram's wording may differ).
+                raise _bad(f"can't parse inline keyboard button: unknown button style {style!r}")
             kinds = [kind for kind in _INLINE_BUTTON_KINDS if kind in button]
             if len(kinds) != 1:
                 raise _bad(

@@ -26,6 +26,7 @@ from service_fakes import (
 )
 
 from bot.callback import Op, encode_action
+from bot.render.hand import sensible_plays
 from bot.service import admin, moves
 from bot.service.core import Core
 from bot.service.live import MAX_PER_SEAT
@@ -264,20 +265,35 @@ async def test_a_tap_in_the_page_follows_the_hands_tap_rule(
     mover = person_at(table, seat)
     absent = next(str(c) for c in CARDS if c not in hand)
     assert (await tap(mover, absent, []))["text"] == "That card is not in your hand."
-    # Cards of one suit, one by one: chosen until they can be led one way only, then played.
-    suit = [str(c) for c in hand if c.suit == hand[0].suit]
-    chosen: list[str] = []
-    for card in suit:
-        data = await tap(mover, card, chosen)
-        if data["tap"] == "play":
-            break
-        assert data["tap"] == "select" and data["ok"] is True
-        assert by_index(data["chosen"]) == by_index([*chosen, card])
-        assert data["state"]["ply"] == match.ply
+    # The hand's tap rule: a card with one sensible play goes at once; any other is chosen,
+    # and a set being built waits for its confirm (the page's button: a move).
+    view, first = match.view(seat), hand[0]
+    data = await tap(mover, str(first), [])
+    if len(sensible_plays(view, first)) == 1:
+        assert data["tap"] == "play" and data["ok"] is True
+        played = [str(first)]
+    else:
+        assert data["tap"] == "select" and data["chosen"] == [str(first)]
+        action = max(
+            (a for a in view.legal if first in a.cards and not a.verb.is_special),
+            key=lambda a: len(a.cards),
+        )
         chosen = data["chosen"]
-    assert data["tap"] == "play" and data["ok"] is True and data["text"].startswith("Played: ")
+        for card in action.cards:
+            if card == first:
+                continue
+            data = await tap(mover, str(card), chosen)
+            assert data["tap"] == "select" and data["ok"] is True  # never played by a tap
+            assert by_index(data["chosen"]) == by_index([*chosen, str(card)])
+            assert data["state"]["ply"] == match.ply
+            chosen = data["chosen"]
+        played = [str(c) for c in action.cards]
+        body = {"ply": match.ply, "verb": action.verb.value, "cards": played}
+        response = await client.post("/api/move", params=params, headers=auth(mover), json=body)
+        data = await response.json()
+    assert data["ok"] is True and data["text"].startswith("Played: ")
     assert data["state"]["ply"] == match.ply + 1
-    assert data["state"]["trick"]["plays"][0]["cards"] == by_index([*chosen, card])
+    assert data["state"]["trick"]["plays"][0]["cards"] == by_index(played)
     stale = await tap(mover, str(hand[-1]), [])
     assert stale["ok"] is False and stale["tap"] == "refuse" and "out of date" in stale["text"]
     for bad in [{"ply": 0}, {"ply": 0, "card": "K♠", "chosen": "K♠"}, [1]]:
