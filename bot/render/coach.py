@@ -15,7 +15,7 @@ def play_text(t: Translator, action: Action) -> str:
     """A play as its player knows it: the cards, also those put face down."""
     if action.verb is Verb.DISCARD:
         # TRANSLATORS: the coach names a play of the player: cards thrown face down.
-        return "🂠 " + t._("Discard {cards} face down", cards=cards_text(action.cards))
+        return "🂠 " + t._("Discard {cards} face down", cards=cards_text(t, action.cards))
     return action_label(t, action)
 
 
@@ -45,9 +45,9 @@ def _mistake_lines(t: Translator, index: int, m: Mistake) -> list[str]:
     if before > after:
         lines.append(
             t._(
-                "Your chance to win the deal: {before}% instead of {after}%.",
-                before=before,
-                after=after,
+                "Your chance to win the deal: {before} instead of {after}.",
+                before=f"{before}%",
+                after=f"{after}%",
             )
         )
     return lines

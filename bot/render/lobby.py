@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from kozel_rules.ai import LEVELS
+from kozel_rules.ai import PLAYING_LEVELS
 from kozel_rules.match import Match
 from kozel_rules.variant import VARIANTS, Variant
 
@@ -90,7 +90,10 @@ def lobby_screen(
     if players < max(variant.player_counts):
         # Adds a computer player of that strength ("➕🤖 weak").
         rows.append(
-            [Button("➕🤖 " + level_name(t, lvl), cb(Op.ADD_COMPUTER, lvl)) for lvl in LEVELS]
+            [
+                Button("➕🤖 " + level_name(t, lvl), cb(Op.ADD_COMPUTER, lvl))
+                for lvl in PLAYING_LEVELS
+            ]
         )
     if any(s.ai_level for s in seats):
         rows.append([Button("➖🤖 " + t._("Remove a computer player"), cb(Op.REMOVE_COMPUTER))])

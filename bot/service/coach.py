@@ -87,9 +87,13 @@ def coach_deal(match: Match, seat: int) -> int | None:
     return None
 
 
-def button_data(table_id: int, deal: int) -> str:
-    """The coach button's data for a deal of a table (its version field is the deal)."""
-    return Callback(table_id, deal, Op.COACH).encode()
+def coach_button(table_id: int, match: Match, seat: int) -> tuple[int, str] | None:
+    """The hand's coach button: the last deal the seat played and the button's data (the
+    callback's version field carries the deal), or None before the first deal is over."""
+    deal = coach_deal(match, seat)
+    if deal is None:
+        return None
+    return deal, Callback(table_id, deal, Op.COACH).encode()
 
 
 async def _answered(core: Core, table_id: int, user_id: int, deal: int) -> bool:

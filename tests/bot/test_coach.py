@@ -26,7 +26,7 @@ from bot.storage import LogKind, SqliteStorage, TableRecord
 from kozel_rules.action import Action
 
 GERMAN_ACK = "Der Trainer"
-GERMAN_HEAD = "🎓 <b>So hast du in Runde 1 gespielt</b>"
+GERMAN_HEAD = "🎓 <b>Wie du in Spiel 1 gespielt hast</b>"
 
 
 @pytest.fixture
@@ -122,8 +122,8 @@ async def test_repeated_stale_forged_and_foreign_presses_are_refused(
     for p, text in refusals:
         answer = await coach.press(core, p)
         assert answer.alert and answer.text.startswith(text), answer.text
-    chat = ChatInfo(bob.user_id, bob.first_name, True)
-    gone = Press(Callback(table.id + 1000, 1, Op.COACH), bob, chat, no)
+    chat = ChatInfo(ann.user_id, ann.first_name, True)
+    gone = Press(Callback(table.id + 1000, 1, Op.COACH), ann, chat, no)
     answer = await coach.press(core, gone)
     assert answer.alert and answer.text == "The record of that match is no longer kept."
     await core.analyses.idle()
