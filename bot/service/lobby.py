@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from html import escape
 
-from kozel_rules.ai import PLAYING_LEVELS
+from kozel_rules.ai import LEVELS
 from kozel_rules.match import Match
 from kozel_rules.variant import VARIANTS, get_variant
 
@@ -237,7 +237,7 @@ async def leave(core: Core, lobby: Lobby) -> Reply:
 @in_lobby(creator_only=True, current=True)
 async def add_computer(core: Core, lobby: Lobby) -> Reply:
     table, arg = lobby.table, lobby.press.cb.arg
-    level = arg if arg in PLAYING_LEVELS else core.settings.default_ai_level
+    level = arg if arg in LEVELS else core.settings.default_ai_level
     if len(table.seats) >= max(get_variant(table.variant).player_counts):
         return Reply(lobby.t._("The table is full."), alert=True)
     taken = {s.name for s in table.seats}

@@ -34,9 +34,6 @@ from .trace import DealTrace, deal_trace
 
 LEVELS: tuple[str, ...] = ("random", "basic", "strong", "expert")
 """Every level, from the weakest up."""
-PLAYING_LEVELS: tuple[str, ...] = ("basic", "strong", "expert")
-"""The levels that play to win, from the weakest up (``random`` plays any legal action: a
-yardstick for tests and the arena, not a partner)."""
 BEST_LEVEL = "expert"
 """The strongest level (measured in the arena against ``strong``; README.md)."""
 
@@ -122,7 +119,6 @@ __all__ = [
     "DEFAULT_BUDGET",
     "EXPERT_BUDGET",
     "LEVELS",
-    "PLAYING_LEVELS",
     "Budget",
     "DealTrace",
     "Observation",

@@ -122,7 +122,7 @@ async def test_a_match_nobody_plays_is_abandoned_unrated_and_its_players_are_fre
         fake_telegram, bot_process, ("Anna", "Boris"), "street", seated=2, env=env
     )
     await table.add_computer(users[0], "basic")
-    await table.add_computer(users[0], "basic")
+    await table.add_computer(users[0], "random")
     await table.start(users[0])
     await fake_telegram.wait_for(
         lambda: "the match is abandoned" in table.group_text(), timeout=30, what="abandonment"

@@ -32,7 +32,7 @@ async def test_turn_timers_stop_while_telegram_cannot_be_reached(
     table = Table(fake, group, hand_wait=20.0, press_wait=15.0)
     await table.start_private(anna)
     await table.open(anna, "street")
-    for level in ("basic", "basic", "basic"):
+    for level in ("basic", "random", "basic"):
         await table.add_computer(anna, level)
     await table.start(anna)
 
@@ -81,7 +81,7 @@ async def test_a_post_telegram_answers_late_is_posted_once(
     table = Table(fake, group)
     await table.start_private(anna)
     await table.open(anna, "ziege")
-    for level in ("basic", "basic", "basic"):
+    for level in ("basic", "random", "basic"):
         await table.add_computer(anna, level)
     await table.start(anna)
 

@@ -81,7 +81,7 @@ async def test_a_match_in_one_topic_while_another_topic_has_its_own_table(
     await b.open(vera, "street")  # another topic: a table of its own
     await b.join(gleb)
     for _ in range(3):  # computers take the other seats: Anna plays a quarter of the cards
-        await a.add_computer(anna, "basic")
+        await a.add_computer(anna, "random")
     await a.start(anna)
     await a.play([anna])
 

@@ -64,7 +64,7 @@ async def test_a_whole_match_through_the_webhook(
     table = Table(fake, group)
     await table.start_private(anna)
     await table.open(anna, "street")
-    for level in ("basic", "basic", "basic"):
+    for level in ("basic", "random", "basic"):
         await table.add_computer(anna, level)
     await table.start(anna)
     await table.play([anna])
