@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from kozel_rules.ai import BEST_LEVEL
+from kozel_rules.ai import STAND_IN_LEVEL
 from kozel_rules.result import DealResult
 from kozel_rules.variant import VARIANTS, Variant, get_variant
 from kozel_rules.view import SeatView
@@ -90,7 +90,7 @@ def language_screen(t: Translator, current: str) -> Screen:
 
 
 def settings_screen(
-    t: Translator, timeout: int, choices: Sequence[int], level: str = BEST_LEVEL
+    t: Translator, timeout: int, choices: Sequence[int], level: str = STAND_IN_LEVEL
 ) -> Screen:
     """``choices``: the turn timers offered, in seconds (0: off); ``level``: the computer
     level that stands in for a person (at a timeout, while away)."""

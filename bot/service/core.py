@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields
 from typing import Any
 
-from kozel_rules.ai import BEST_LEVEL
+from kozel_rules.ai import STAND_IN_LEVEL
 from kozel_rules.match import Match
 from kozel_rules.variant import STREET, Variant
 
@@ -33,7 +33,7 @@ class Settings(Config):
 
     bot_username: str = "kozel_bot"
     active_for: float = 30.0  # a player who pressed this recently needs no sound on their turn
-    default_ai_level: str = BEST_LEVEL  # stands in at timeouts, for the away, on /add
+    default_ai_level: str = STAND_IN_LEVEL  # stands in at timeouts, for the away, on /add
     default_variant: Variant = STREET
 
     @classmethod

@@ -34,8 +34,9 @@ from .trace import DealTrace, deal_trace
 
 LEVELS: tuple[str, ...] = ("random", "basic", "strong", "expert")
 """Every level, from the weakest up."""
-BEST_LEVEL = "expert"
-"""The strongest level (measured in the arena against ``strong``; README.md)."""
+STAND_IN_LEVEL = "expert"
+"""The level that plays for a person who ran out of time or is away: the one that reads the
+deal's history (in the arena about even with ``strong``: kozel_rules/README.md)."""
 
 
 def _check_level(level: str) -> None:
@@ -115,10 +116,10 @@ def interrupt(
 
 
 __all__ = [
-    "BEST_LEVEL",
     "DEFAULT_BUDGET",
     "EXPERT_BUDGET",
     "LEVELS",
+    "STAND_IN_LEVEL",
     "Budget",
     "DealTrace",
     "Observation",
