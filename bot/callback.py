@@ -48,6 +48,7 @@ class Op(StrEnum):
     RESET = "reset"
     SETTINGS = "set"
     KICK = "kick"  # remove a seated person (the /kick menu)
+    COACH = "coach"  # "How did I play?" about a deal (the version field is the deal)
 
 
 # Ops whose answer replaces the message they sit on (menus): such a press must come from a

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
+from kozel_rules.ai import STAND_IN_LEVEL
 from kozel_rules.result import DealResult
 from kozel_rules.variant import VARIANTS, Variant, get_variant
 from kozel_rules.view import SeatView
@@ -12,7 +13,7 @@ from kozel_rules.view import SeatView
 from ..callback import Callback, Op
 from ..i18n import LANGUAGE_NAMES, LANGUAGES, Translator
 from ..screen import Button, Screen
-from .labels import SeatInfo, checked, rows_of, side_name
+from .labels import SeatInfo, checked, level_name, rows_of, side_name
 from .rules_text import rules_text, variant_name
 
 
@@ -88,8 +89,11 @@ def language_screen(t: Translator, current: str) -> Screen:
     return Screen.of("🌐 " + t._("Choose the language:"), rows_of(buttons, 3))
 
 
-def settings_screen(t: Translator, timeout: int, choices: Sequence[int]) -> Screen:
-    """``choices``: the turn timers offered, in seconds (0: off)."""
+def settings_screen(
+    t: Translator, timeout: int, choices: Sequence[int], level: str = STAND_IN_LEVEL
+) -> Screen:
+    """``choices``: the turn timers offered, in seconds (0: off); ``level``: the computer
+    level that stands in for a person (at a timeout, while away)."""
 
     def label(seconds: int) -> str:
         # TRANSLATORS: a button: no turn timer at all.
@@ -102,6 +106,12 @@ def settings_screen(t: Translator, timeout: int, choices: Sequence[int]) -> Scre
         + t._("Settings")
         + "</b>\n"
         + t._("Turn timer: when a player does not move in time, a computer player moves for them.")
+        + "\n"
+        # TRANSLATORS: {level} is a computer player's strength, as on the lobby's buttons.
+        + t._(
+            "A computer player who stands in for a person plays at the level “{level}”.",
+            level=level_name(t, level),
+        )
     )
     return Screen.of(text, rows_of(buttons, 3))
 

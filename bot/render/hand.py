@@ -199,9 +199,11 @@ def hand_screen(
     away: bool = False,
     page_url: str | None = None,
     seconds_left: float | None = None,
+    coach: tuple[int, str] | None = None,
 ) -> Screen:
     """A player's private hand: cards as buttons, legal choices live, confirm buttons; with
-    ``page_url`` a last button opens the Mini App. ``seconds_left``: on the turn timer."""
+    ``page_url`` a last button opens the Mini App. ``seconds_left``: on the turn timer.
+    ``coach``: the last deal the player played and its "How did I play?" button's data."""
     assert view.seat is not None
     legal = list(view.legal)
     chosen = set(selection) & set(view.hand)
@@ -234,7 +236,9 @@ def hand_screen(
     if away:
         rows.append([Button("🙋 " + t._("I'm back"), cb(Op.BACK))])
         lines += ["", t._("Your cards: {cards}", cards=cards_text(t, view.hand))]
-        return Screen.of("\n".join(lines), [*rows, open_table_row(t, page_url)])
+        return Screen.of(
+            "\n".join(lines), [*rows, coach_row(t, coach), open_table_row(t, page_url)]
+        )
     plays = [a for a in legal if not a.verb.is_special]
     playable = {c for a in plays for c in a.cards}
     beating = {c for a in plays if a.verb is Verb.BEAT for c in a.cards}
@@ -256,7 +260,16 @@ def hand_screen(
         for a in legal
         if a.verb.is_special
     ]
-    return Screen.of("\n".join(lines), [*rows, open_table_row(t, page_url)])
+    return Screen.of("\n".join(lines), [*rows, coach_row(t, coach), open_table_row(t, page_url)])
+
+
+def coach_row(t: Translator, coach: tuple[int, str] | None) -> list[Button]:
+    """ "How did I play?" about the last deal the player played (empty before the first)."""
+    if coach is None:
+        return []
+    deal, data = coach
+    # TRANSLATORS: a button under the hand: the coach looks at the player's play in a deal.
+    return [Button("🎓 " + t._("How did I play in deal {n}?", n=deal), data)]
 
 
 def open_table_row(t: Translator, page_url: str | None) -> list[Button]:

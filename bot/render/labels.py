@@ -52,9 +52,10 @@ def replaced_note(t: Translator, *, over: bool = False) -> str:
 
 def level_name(t: Translator, level: str) -> str:
     """A computer level's name; the engine lists its levels from the weakest up."""
-    # TRANSLATORS: the three strengths of a computer player, on buttons and in the ladder
-    # ("🤖 weak"): one scale, weak < medium < strong.
-    names = dict(zip(LEVELS, (t._("weak"), t._("medium"), t._("strong")), strict=True))
+    # TRANSLATORS: the strengths of a computer player, on buttons, in the ladder and in the
+    # settings ("🤖 weak"): one scale, weak < medium < strong < expert.
+    words = (t._("weak"), t._("medium"), t._("strong"), t._("expert"))
+    names = dict(zip(LEVELS, words, strict=True))
     return names.get(level, level)
 
 

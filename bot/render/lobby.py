@@ -12,7 +12,7 @@ from kozel_rules.variant import VARIANTS, Variant
 from ..callback import Callback, Op
 from ..i18n import Translator
 from ..screen import Button, Screen
-from .labels import SeatInfo, checked, level_name, seat_label, side_name
+from .labels import SeatInfo, checked, level_name, rows_of, seat_label, side_name
 from .rules_text import variant_name, variant_short_name
 
 
@@ -89,9 +89,8 @@ def lobby_screen(
     ]
     if players < max(variant.player_counts):
         # Adds a computer player of that strength ("➕🤖 weak").
-        rows.append(
-            [Button("➕🤖 " + level_name(t, lvl), cb(Op.ADD_COMPUTER, lvl)) for lvl in LEVELS]
-        )
+        buttons = [Button("➕🤖 " + level_name(t, lvl), cb(Op.ADD_COMPUTER, lvl)) for lvl in LEVELS]
+        rows += rows_of(buttons, 2)  # two short rows fit a phone
     if any(s.ai_level for s in seats):
         rows.append([Button("➖🤖 " + t._("Remove a computer player"), cb(Op.REMOVE_COMPUTER))])
     rows.append(

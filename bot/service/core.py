@@ -9,13 +9,14 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields
 from typing import Any
 
-from kozel_rules.ai import LEVELS
+from kozel_rules.ai import STAND_IN_LEVEL
 from kozel_rules.match import Match
 from kozel_rules.variant import STREET, Variant
 
 from ..config import Config
 from ..lru import LRU
 from ..storage import Storage, TableRecord
+from .analyses import Analyses
 from .budget import Budget, Budgeted
 from .gate import AdminCache
 from .live import Live
@@ -32,7 +33,7 @@ class Settings(Config):
 
     bot_username: str = "kozel_bot"
     active_for: float = 30.0  # a player who pressed this recently needs no sound on their turn
-    default_ai_level: str = LEVELS[-1]  # the strongest
+    default_ai_level: str = STAND_IN_LEVEL  # stands in at timeouts, for the away, on /add
     default_variant: Variant = STREET
 
     @classmethod
@@ -61,6 +62,7 @@ class Core:
         self.admins = AdminCache()  # a flood of admin-only presses costs one getChatMember
         self.outbox_ready = asyncio.Event()  # set by every change that owes Telegram something
         self.live = Live()  # the Mini App pages watching tables
+        self.analyses = Analyses()  # the coach's reviews, in a worker process
         # A lock lives while someone holds or waits for it; then it is forgotten.
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self._chat_locks: weakref.WeakValueDictionary[int, asyncio.Lock] = (

@@ -21,6 +21,7 @@ from ..screen import Screen
 from ..storage import Actor, LogEntry, LogKind, OutboxKind, Owed, TableRecord, TableStatus
 from . import closing, feed, turns, webapp
 from .admin import topic_gone
+from .coach import coach_button
 from .core import Core
 from .people import chat_t, chat_title, seat_infos, user_t
 from .ports import MessageGone, TopicGone, Transient, Unreachable
@@ -211,6 +212,7 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
             away=record.away,
             page_url=webapp.page_url(core, table_id),
             seconds_left=None if record.deadline is None else record.deadline - time.time(),
+            coach=coach_button(table_id, match, seat),
         )
     chat = user.private_chat_id if user and user.private_chat_id else record.user_id
     # A new hand message (with a notification) only while it is still their turn.

@@ -58,7 +58,9 @@ async def settings(core: Core, chat: ChatInfo, person: Person) -> Reply:
         return Reply(user_t(user)._("Settings are made in a group chat."))
     record = await chat_record(core, chat, creator=user)
     t = await chat_t(core, chat.chat_id)
-    return Reply(screen=settings_screen(t, record.turn_timeout, TIMEOUTS))
+    return Reply(
+        screen=settings_screen(t, record.turn_timeout, TIMEOUTS, core.settings.default_ai_level)
+    )
 
 
 async def settings_press(core: Core, press: Press) -> Reply:
@@ -77,4 +79,6 @@ async def settings_press(core: Core, press: Press) -> Reply:
     record.turn_timeout = seconds
     await core.storage.chats.upsert(record)
     t = await chat_t(core, chat.chat_id)
-    return Reply(ut._("Saved."), screen=settings_screen(t, seconds, TIMEOUTS))
+    return Reply(
+        ut._("Saved."), screen=settings_screen(t, seconds, TIMEOUTS, core.settings.default_ai_level)
+    )

@@ -43,6 +43,7 @@ class LogKind(StrEnum):
     UNREACHABLE = "unreachable"
     CANCEL = "cancel"
     KICK = "kick"
+    COACH = "coach"  # the coach answered a player about a deal (data: user, deal)
 
 
 class Actor(StrEnum):

@@ -99,6 +99,7 @@ async def lifespan(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
         # Alone, the stored timers are all this process's to run (see ``resume_all``).
         alone = workers is None or await workers.alive() == 0
         core = _core(app, runtime, config, holder)
+        stack.push_async_callback(core.analyses.close)  # the coach's worker process
         if workers is not None:
             await stack.enter_async_context(_worker(runtime, workers))
         await _register_commands(app)

@@ -22,7 +22,7 @@ from urllib.parse import parse_qs
 from aiohttp import web
 
 from ..i18n import get_translator, negotiate
-from ..service import webapp
+from ..service import coach, webapp
 from ..service.core import Core
 from ..service.live import TooManyWatchers
 from ..service.ports import Person
@@ -73,6 +73,7 @@ class MiniApp:
             web.post("/api/move", self.move),
             web.post("/api/tap", self.tap),
             web.post("/api/back", self.back),
+            web.post("/api/coach", self.coach),
             web.get("/api/events", self.events),
             web.post("/api/alive", self.alive),
         ]
@@ -136,6 +137,16 @@ class MiniApp:
     async def back(self, request: web.Request) -> web.Response:
         user, table_id = self._caller(request)
         reply = await webapp.come_back(self.core, table_id, _person(user))
+        return await self._answer(table_id, user, reply.text, not reply.alert)
+
+    async def coach(self, request: web.Request) -> web.Response:
+        """ "How did I play?" about a finished deal: the coach's answer comes in the chat."""
+        user, table_id = self._caller(request)
+        body = await _body(request)
+        deal = body.get("deal")
+        if not isinstance(deal, int) or isinstance(deal, bool):
+            raise web.HTTPBadRequest(text="bad deal")
+        reply = await coach.ask(self.core, table_id, _person(user), deal)
         return await self._answer(table_id, user, reply.text, not reply.alert)
 
     async def _answer(

@@ -24,6 +24,7 @@ from ..render.hand import hand_prompt, is_trump
 from ..render.labels import action_label, side_members
 from ..render.rules_text import variant_name
 from ..render.table import phase_line, standings_line, trump_stock_line
+from ..service import coach
 from ..service.webapp import SeatPage
 from ..storage import TableStatus
 
@@ -123,8 +124,11 @@ def _deal_end(page: SeatPage, view: SeatView) -> dict[str, Any] | None:
         return None
     result = page.match.deal_results[-1]
     heading, *lines = plain(page.deal_text).splitlines()
+    seat = page.seat
     return {
         "number": result.number,
+        # "How did I play?": for a player who played the deal
+        "coach": seat is not None and coach.played(page.match, seat, result.number),
         "heading": heading,
         "lines": lines,
         # its trumps are the finished deal's

@@ -27,6 +27,8 @@ def page_strings(t: Translator) -> dict[str, str]:
         # TRANSLATORS: the Mini App: a button that closes a deal's result and shows the table
         # (the next deal is already being played).
         "next_deal": t._("Next deal"),
+        # TRANSLATORS: a button under a deal's result: the coach looks at the player's play.
+        "coach": "🎓 " + t._("How did I play?"),
     }
 
 

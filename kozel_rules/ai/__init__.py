@@ -12,7 +12,9 @@ special = interrupt(match, seat, level="basic", rng=rng)             # out of tu
   asks the level's player; nothing else of the match is looked at.
 * Levels (:data:`LEVELS`): ``random`` (a uniform legal action), ``basic`` (a hand-written
   strategy, :mod:`.basic`), ``strong`` (determinized Monte Carlo search with basic-policy
-  playouts, :mod:`.search`; its effort per move is a :class:`Budget`).
+  playouts, :mod:`.search`; its effort per move is a :class:`Budget`), ``expert`` (the same
+  search over worlds inferred from the deal's history, exact at the deal's end,
+  :mod:`.expert`).
 * Every choice is deterministic given the ``rng``.
 """
 
@@ -24,10 +26,17 @@ from ..action import Action
 from ..match import Match
 from ..state import CAction, to_action
 from .basic import basic_policy, wants_special
+from .expert import DEFAULT_BUDGET as EXPERT_BUDGET
+from .expert import expert_choice
 from .observation import Observation, observe
 from .search import DEFAULT_BUDGET, Budget, strong_choice
+from .trace import DealTrace, deal_trace
 
-LEVELS: tuple[str, ...] = ("random", "basic", "strong")
+LEVELS: tuple[str, ...] = ("random", "basic", "strong", "expert")
+"""Every level, from the weakest up."""
+STAND_IN_LEVEL = "expert"
+"""The level that plays for a person who ran out of time or is away: the one that reads the
+deal's history (in the arena about even with ``strong``: kozel_rules/README.md)."""
 
 
 def _check_level(level: str) -> None:
@@ -36,9 +45,16 @@ def _check_level(level: str) -> None:
 
 
 def choose_from(
-    obs: Observation, *, level: str, rng: random.Random, budget: Budget | None = None
+    obs: Observation,
+    *,
+    level: str,
+    rng: random.Random,
+    budget: Budget | None = None,
+    trace: DealTrace | None = None,
 ) -> CAction:
-    """The level's choice (a compact action) among the observing seat's legal actions."""
+    """The level's choice (a compact action) among the observing seat's legal actions.
+    ``trace``: the deal as the seat saw it (:func:`deal_trace`), for ``expert``'s inference
+    (without it, ``expert`` samples the hidden cards uniformly)."""
     _check_level(level)
     legal = obs.legal()
     if not legal:
@@ -47,6 +63,8 @@ def choose_from(
         return legal[int(rng.random() * len(legal))]
     if level == "basic":
         return basic_policy(obs._state, legal)
+    if level == "expert":
+        return expert_choice(obs, trace, rng, budget or EXPERT_BUDGET)
     return strong_choice(obs, rng, budget or DEFAULT_BUDGET)
 
 
@@ -63,7 +81,10 @@ def choose(
     ``ValueError`` for an unknown level or a seat with no legal action."""
     _check_level(level)
     obs = Observation.of(match, seat)
-    return to_action(choose_from(obs, level=level, rng=rng, budget=budget))
+    trace = None
+    if level == "expert" and len(obs.legal()) > 1:
+        trace = deal_trace(match, seat)
+    return to_action(choose_from(obs, level=level, rng=rng, budget=budget, trace=trace))
 
 
 def interrupt(
@@ -75,8 +96,8 @@ def interrupt(
 ) -> Action | None:
     """A special lead ``seat`` declares out of turn now, or ``None`` to let play go on.
 
-    ``random`` declares each legal special with the same chance as not declaring; ``basic``
-    and ``strong`` declare at once (a molodka or Moscow takes the trick and everybody's
+    ``random`` declares each legal special with the same chance as not declaring; ``basic``,
+    ``strong`` and ``expert`` declare at once (a molodka or Moscow takes the trick and everybody's
     hand nearly always)."""
     _check_level(level)
     if match.to_move == seat:
@@ -96,11 +117,15 @@ def interrupt(
 
 __all__ = [
     "DEFAULT_BUDGET",
+    "EXPERT_BUDGET",
     "LEVELS",
+    "STAND_IN_LEVEL",
     "Budget",
+    "DealTrace",
     "Observation",
     "choose",
     "choose_from",
+    "deal_trace",
     "interrupt",
     "observe",
 ]

@@ -14,7 +14,12 @@ The first dealer is drawn from the match seed, so each seating sees the same dec
 same first dealer (later deals follow the play). Every seat has its own ``random.Random``
 seeded from the match seed, the seat and its kind, so an arena run is reproducible.
 Before every move, seats that may declare a special lead out of turn are asked first (in
-order from the seat to move); the move times are those of ``choose`` for the seat to move.
+order from the seat to move); the move times are those of ``choose`` for the seat to move:
+wall-clock time, and the CPU time of the process (what the move costs on an idle core; the
+two differ when other processes share the machine, or with ``jobs`` > 1 on few cores).
+
+With ``jobs`` > 1 the matches are played in that many worker processes; the results are the
+same as with one (every match depends only on its seed and seating).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from ..match import Match
@@ -70,8 +76,8 @@ class Contestant:
     budget: Budget | None = None
 
     def __str__(self) -> str:
-        if self.level == "strong" and self.budget is not None:
-            return f"strong[{self.budget}]"
+        if self.level in ("strong", "expert") and self.budget is not None:
+            return f"{self.level}[{self.budget}]"
         return self.level
 
 
@@ -93,6 +99,7 @@ class ArenaResult:
     b: Contestant
     matches: list[MatchRecord] = field(default_factory=list)
     times: dict[str, list[float]] = field(default_factory=dict)  # "A"/"B": seconds per move
+    cpu: dict[str, list[float]] = field(default_factory=dict)  # "A"/"B": CPU seconds per move
 
     def _a_sides(self, rec: MatchRecord) -> set[int]:
         if self.players == 4:
@@ -142,6 +149,12 @@ class ArenaResult:
                     f"p95 {percentile(t, 0.95) * 1000:.1f} ms, max {max(t) * 1000:.1f} ms "
                     f"({len(t)} moves)"
                 )
+            c = self.cpu.get(kind, [])
+            if c:
+                out.append(
+                    f"    CPU time: median {statistics.median(c) * 1000:.1f} ms, "
+                    f"p95 {percentile(c, 0.95) * 1000:.1f} ms, max {max(c) * 1000:.1f} ms"
+                )
         return out
 
 
@@ -152,10 +165,12 @@ def play_match(
     seed: str,
     *,
     times: list[list[float]] | None = None,
+    cpu: list[list[float]] | None = None,
     max_actions: int = 100_000,
 ) -> Match:
     """Play one whole match, ``seats[s]`` playing seat ``s``; returns the finished match.
-    ``times[s]`` collects the seconds each of seat ``s``'s moves took."""
+    ``times[s]`` collects the seconds each of seat ``s``'s moves took, ``cpu[s]`` the CPU
+    seconds."""
     m = Match.new(variant, players=players, seed=seed)
     rngs = [random.Random(f"{seed}/seat{s}/{seats[s]}") for s in range(players)]
     clock = time.perf_counter
@@ -175,11 +190,41 @@ def play_match(
             continue
         who = seats[mover]
         t0 = clock()
+        c0 = time.process_time()
         action = choose(m, mover, level=who.level, rng=rngs[mover], budget=who.budget)
         if times is not None:
             times[mover].append(clock() - t0)
+        if cpu is not None:
+            cpu[mover].append(time.process_time() - c0)
         m.apply(action)
     raise RuntimeError(f"match {seed} did not end in {max_actions} actions")
+
+
+def _play_one(
+    task: tuple[str, int, Contestant, Contestant, str, int],
+) -> tuple[MatchRecord, list[float], list[float], list[float], list[float]]:
+    """One match of the arena: its record and A's and B's move times (wall, CPU)."""
+    variant, players, a, b, match_seed, rotation = task
+    kinds = seat_kinds(players, rotation)
+    times: list[list[float]] = [[] for _ in range(players)]
+    cpu: list[list[float]] = [[] for _ in range(players)]
+    seats = [a if k == "A" else b for k in kinds]
+    m = play_match(variant, players, seats, match_seed, times=times, cpu=cpu)
+    res = m.result
+    assert res is not None
+    record = MatchRecord(
+        seed=match_seed,
+        kinds=tuple(kinds),
+        winners=res.winners,
+        out_order=res.losers,
+        deals=res.deals,
+        defeat_points=res.defeat_points,
+    )
+
+    def of(kind: str, what: list[list[float]]) -> list[float]:
+        return [t for s in range(players) if kinds[s] == kind for t in what[s]]
+
+    return record, of("A", times), of("B", times), of("A", cpu), of("B", cpu)
 
 
 def run_arena(
@@ -191,34 +236,39 @@ def run_arena(
     *,
     seed: int | str = 0,
     progress: Callable[[ArenaResult], None] | None = None,
+    jobs: int = 1,
 ) -> ArenaResult:
-    """Play ``matches`` matches (rounded up to whole rotations) of A against B."""
+    """Play ``matches`` matches (rounded up to whole rotations) of A against B, in ``jobs``
+    worker processes (1: in this one)."""
     rot = rotations(players)
     result = ArenaResult(variant, players, a, b)
     result.times = {"A": [], "B": []}
-    for i in range(-(-matches // rot)):
-        match_seed = f"arena/{seed}/{i}"
-        for r in range(rot):
-            kinds = seat_kinds(players, r)
-            times: list[list[float]] = [[] for _ in range(players)]
-            seats = [a if k == "A" else b for k in kinds]
-            m = play_match(variant, players, seats, match_seed, times=times)
-            res = m.result
-            assert res is not None
-            for s in range(players):
-                result.times[kinds[s]] += times[s]
-            result.matches.append(
-                MatchRecord(
-                    seed=match_seed,
-                    kinds=tuple(kinds),
-                    winners=res.winners,
-                    out_order=res.losers,
-                    deals=res.deals,
-                    defeat_points=res.defeat_points,
-                )
-            )
-        if progress is not None:
+    result.cpu = {"A": [], "B": []}
+    tasks = [
+        (variant, players, a, b, f"arena/{seed}/{i}", r)
+        for i in range(-(-matches // rot))
+        for r in range(rot)
+    ]
+
+    def add(
+        got: tuple[MatchRecord, list[float], list[float], list[float], list[float]], k: int
+    ) -> None:
+        record, ta, tb, ca, cb = got
+        result.matches.append(record)
+        result.times["A"] += ta
+        result.times["B"] += tb
+        result.cpu["A"] += ca
+        result.cpu["B"] += cb
+        if progress is not None and (k + 1) % rot == 0:
             progress(result)
+
+    if jobs <= 1:
+        for k, task in enumerate(tasks):
+            add(_play_one(task), k)
+        return result
+    with ProcessPoolExecutor(jobs) as pool:
+        for k, got in enumerate(pool.map(_play_one, tasks)):
+            add(got, k)
     return result
 
 

@@ -53,7 +53,9 @@ def run_arena_command(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    result = run_arena(args.variant, players, a, b, args.matches, seed=args.seed, progress=progress)
+    result = run_arena(
+        args.variant, players, a, b, args.matches, seed=args.seed, progress=progress, jobs=args.jobs
+    )
     for line in result.lines():
         print(line)
     print(f"  ({time.perf_counter() - start:.0f} s)")
@@ -97,12 +99,15 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ap.add_argument(
         "--budget",
         type=_budget,
-        help="strong's budget per move: work (card-plays, default 2400 scaled), "
-        "'150ms' (a time limit), or both: '4800,200ms'",
+        help="strong's and expert's budget per move: work (card-plays; defaults: strong "
+        "20000, expert 30000), '150ms' (a time limit), or both: '4800,200ms'",
     )
     ap.add_argument("--a-budget", type=_budget, help="budget of A only")
     ap.add_argument("--b-budget", type=_budget, help="budget of B only")
     ap.add_argument("--progress", action="store_true", help="progress lines on stderr")
+    ap.add_argument(
+        "--jobs", type=int, default=1, help="worker processes (default 1; results are the same)"
+    )
     ap.set_defaults(run=run_arena_command)
 
     pp = sub.add_parser(
@@ -116,7 +121,7 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     pp.add_argument("--level", default="strong", choices=LEVELS, help="computer players' level")
     pp.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     pp.add_argument("--seed", type=int, help="match seed (default: random)")
-    pp.add_argument("--budget", type=_budget, help="strong's budget per move")
+    pp.add_argument("--budget", type=_budget, help="strong's or expert's budget per move")
     pp.set_defaults(run=run_play_command)
 
 

@@ -28,6 +28,7 @@ from service_fakes import (
 from bot.callback import Op, encode_action
 from bot.render.hand import sensible_plays
 from bot.service import admin, moves
+from bot.service.analyses import Analyses
 from bot.service.core import Core
 from bot.service.live import MAX_PER_SEAT
 from bot.storage import SqliteStorage, TableRecord
@@ -143,6 +144,7 @@ async def test_missing_forged_stale_or_foreign_init_data_gets_401_and_changes_no
             ("GET", "/api/state", None),
             ("POST", "/api/move", move),
             ("POST", "/api/back", None),
+            ("POST", "/api/coach", {"deal": 1}),
             ("GET", "/api/events", None),
         ]:
             response = await client.request(
@@ -696,3 +698,39 @@ async def test_a_finished_deal_shows_its_result_over_its_last_trick_until_the_ne
     while not any(core.match_of(table).view(None).tricks_by_seat):
         table = await play_moves(core, table, 1, face_down=False)
     assert (await get_state(client, table, PEOPLE[0].user_id))["state"]["deal_end"] is None
+
+
+async def test_how_did_i_play_from_the_deals_result(
+    core: Core, client: TestClient[web.Request, web.Application], messenger: FakeMessenger
+) -> None:
+    core.analyses = Analyses(lambda: None)  # threads here; the bot runs a worker process
+    table = await seat_four(core)
+    while core.match_of(table).deal_number == 1:
+        table = await play_moves(core, table, 1, face_down=False)
+    user = PEOPLE[0].user_id
+    assert (await get_state(client, table, user))["state"]["deal_end"]["coach"] is True
+    watcher = (await get_state(client, table, WATCHER))["state"]["deal_end"]
+    assert watcher["coach"] is False
+
+    async def ask(deal: object, who: int = user) -> tuple[int, dict[str, Any]]:
+        response = await client.post(
+            "/api/coach", params={"table": table.id}, headers=auth(who), json={"deal": deal}
+        )
+        return response.status, await response.json() if response.status == 200 else {}
+
+    status, data = await ask(1)
+    assert status == 200 and data["ok"] is True and "coach is looking" in data["text"]
+    await core.analyses.idle()
+    await settle(core)
+    answers = [t for t in messenger.texts(user) if t.startswith("🎓")]
+    assert len(answers) == 1 and "How you played in deal 1" in answers[0]
+    status, data = await ask(1)
+    assert data["ok"] is False and data["text"].startswith("You already asked about deal 1")
+    status, data = await ask(2)
+    assert data["ok"] is False and data["text"] == "That deal is not over yet."
+    for bad in ("1", None, True, [1]):
+        assert (await ask(bad))[0] == 400
+    # a member watching the table played no deal at it
+    status, data = await ask(1, WATCHER)
+    assert data["ok"] is False and data["text"] == "You did not play in that deal."
+    assert len([t for t in messenger.texts(user) if t.startswith("🎓")]) == 1

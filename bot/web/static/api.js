@@ -75,6 +75,7 @@ export function connect({ initData, table }) {
     tap: (ply, card, chosen) => call("POST", "api/tap", { ply, card, chosen }),
     move: (ply, action) => call("POST", "api/move", { ply, verb: action.verb, cards: action.cards }),
     back: () => call("POST", "api/back"),
+    coach: (deal) => call("POST", "api/coach", { deal }),
     alive: () => call("POST", "api/alive"),
     stream,
   };

@@ -25,6 +25,7 @@ const view = createView(root, {
   },
   clear: () => update({ ...page, chosen: [] }),
   back: () => act(() => api.back().then(answered)),
+  coach: (deal) => act(() => api.coach(deal).then(answered)),
   toggleLast: () => update({ ...page, showLast: !page.showLast }),
   dismiss: (number) => update({ ...page, dismissed: number }),
   swept: (key) => update({ ...page, swept: key }),

@@ -292,9 +292,15 @@ function drawOverlay(box, state, strings, dealShown, on) {
       el("h2", { text: end.heading }),
       miniTrick(end.trick, state, strings),
       ...end.lines.map((line) => el("p", { text: line }))));
-    if (!state.match_over) {
-      blocks.push(el("button", { type: "button", id: "next-deal", onclick: () => on.dismiss(end.number), text: model.say(strings, "next_deal") }));
+    // "How did I play?" beside "Next deal", one row: the result stays in view without scrolling.
+    const buttons = [];
+    if (end.coach) {
+      buttons.push(el("button", { type: "button", class: "secondary", id: "coach", onclick: () => on.coach(end.number), text: model.say(strings, "coach") }));
     }
+    if (!state.match_over) {
+      buttons.push(el("button", { type: "button", id: "next-deal", onclick: () => on.dismiss(end.number), text: model.say(strings, "next_deal") }));
+    }
+    if (buttons.length) blocks.push(el("div", { class: "buttons" }, ...buttons));
   }
   box.replaceChildren(...blocks);
   box.hidden = !blocks.length;

@@ -1,0 +1,253 @@
+"""The ``expert`` player: Monte Carlo search over inferred worlds, exact at the end.
+
+For a decision of ``seat`` with more than one legal action:
+
+1. **Worlds.** Each world is a way the deal could have gone so far, consistent with all the
+   seat saw this deal and weighted by how likely the others' plays were in it
+   (:mod:`.infer`: known cards held when played, voids, exchanges, the trump card's drawer,
+   face-down cards and the ``basic`` behaviour model for every play of the others). Without
+   the deal's history (:func:`expert_choice` called with ``trace=None``) the worlds are the
+   ``strong`` level's uniform samples.
+2. **Values.** In each world every remaining candidate is tried. Once the stock is empty
+   and few cards are left (two sides still in), the rest of the deal is solved exactly by
+   alpha-beta (:mod:`.solve`); otherwise it is played out with the ``basic`` policy for
+   every seat (each from its own hand). A result is scored by the chance the seat's side
+   then wins the match, plus a card-point margin (:class:`~.search.Scorer`).
+3. **Choice.** Candidates are compared by their weighted mean over the same worlds; from the
+   6th world on a candidate clearly worse than the best (paired, 2 standard errors) is
+   dropped. The search stops when the budget (:class:`~.search.Budget`, in card-plays) is
+   spent or one candidate is left. Ties, and differences within the noise, go to the
+   ``basic`` choice: the partner conventions (never overtake a partner, smear points on
+   its safe trick, keep the 7♣ for the Q♣, declare a molodka at once) where the search
+   cannot tell the moves apart.
+
+Deterministic given the ``rng`` (the budget counts work, not time, unless ``seconds`` is set).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+
+from ..state import OVER, CAction, GameState
+from .basic import basic_policy
+from .infer import EPS, STEPS, TAU, WorldSampler
+from .observation import Observation
+from .search import Budget, Scorer
+from .solve import Solver, solvable
+from .trace import DealTrace
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The expert's knobs (the defaults are the measured best; tests and the arena use
+    others)."""
+
+    solve_cards: int = 8  # solve exactly at most this many cards left in hands
+    solve_limit: int = 3000  # positions per world before a solve gives up
+    eps: float = EPS  # the behaviour model's chance of a departure from ``basic``
+    model: bool = True  # weight worlds by the behaviour model
+    tau: float = TAU  # how hard the behaviour model weighs (1: fully)
+    inference: bool = True  # use the deal's history (else uniform worlds)
+    keep_z: float = 0.0  # keep the ``basic`` choice unless the best is this many SE better
+
+
+DEFAULT_BUDGET = Budget(work=30000)
+DEFAULT_SETTINGS = Settings()
+
+PLAYOUT_OVERHEAD = 8  # a playout's fixed cost, in card-plays
+SOLVE_NODE = 7  # one alpha-beta position, in card-plays
+PRUNE_AFTER = 6
+PRUNE_EVERY = 3
+PRUNE_Z = 2.0
+
+
+def _cards_left(st: GameState) -> int:
+    n = len(st.stock)
+    for h in st.hands:
+        n += h.bit_count()
+    return max(n, 1)
+
+
+class _Worlds:
+    """Where the worlds come from: the inference chain, or uniform samples."""
+
+    def __init__(self, obs: Observation, trace: DealTrace | None, settings: Settings) -> None:
+        self.obs = obs
+        self.sampler = None
+        self.cost = 4
+        if trace is not None and settings.inference:
+            self.sampler = WorldSampler(
+                trace, obs._state, eps=settings.eps, model=settings.model, tau=settings.tau
+            )
+            # a replay costs about a card-play per action; the chain replays STEPS + 1 times
+            self.cost = 4 + len(trace.acts) * (STEPS + 1 if settings.model else 1)
+
+    def next(self, rng: random.Random) -> tuple[GameState, float]:
+        if self.sampler is not None:
+            got = self.sampler.next_world(rng)
+            if got is not None:
+                return got, 1.0
+        return self.obs.sample(rng), 1.0
+
+
+def _playout(world: GameState, action: CAction, score: Scorer, seed: float) -> float:
+    st = world.copy()
+    st.hold = True
+    number = st.deal_number
+    st.step(action)
+    if st.phase < OVER:
+        st.playout(random.Random(seed), _policy)
+    return score(st.deal_results[number - 1])
+
+
+def _policy(st: GameState, legal: list[CAction]) -> CAction:
+    return basic_policy(st, legal)
+
+
+def _world_values(
+    world: GameState,
+    cands: list[CAction],
+    score: Scorer,
+    side: int,
+    settings: Settings,
+    seed: float,
+) -> tuple[list[float], int]:
+    """Each candidate's value in ``world`` and the work it took."""
+    if solvable(world, settings.solve_cards):
+        solver = Solver(side, score, settings.solve_limit)
+        out = []
+        for a in cands:
+            v = solver.value_after(world, a)
+            if v is None:
+                break
+            out.append(v)
+        else:
+            return out, solver.nodes * SOLVE_NODE
+    per = _cards_left(world) + PLAYOUT_OVERHEAD
+    return [_playout(world, a, score, seed) for a in cands], per * len(cands)
+
+
+def expert_choice(
+    obs: Observation,
+    trace: DealTrace | None,
+    rng: random.Random,
+    budget: Budget = DEFAULT_BUDGET,
+    settings: Settings = DEFAULT_SETTINGS,
+) -> CAction:
+    """The ``expert`` choice for ``obs.seat`` (see the module docstring)."""
+    legal = obs.legal()
+    if len(legal) <= 1:
+        if not legal:
+            raise ValueError(f"seat {obs.seat} has no legal action")
+        return legal[0]
+    return search(obs, trace, legal, rng, budget, settings).best
+
+
+@dataclass
+class SearchResult:
+    """What the search found: each candidate's weighted mean value (``None`` once dropped)
+    over the worlds it was tried in, and the choice."""
+
+    candidates: list[CAction]
+    means: list[float | None]
+    best: CAction
+    worlds: int
+
+
+def search(
+    obs: Observation,
+    trace: DealTrace | None,
+    legal: list[CAction],
+    rng: random.Random,
+    budget: Budget,
+    settings: Settings,
+    prune: bool = True,
+) -> SearchResult:
+    """Weighted determinized search over ``legal`` (all of them the seat's own actions)."""
+    st0 = obs._state
+    side = st0.side_of[obs.seat]
+    fallback = basic_policy(st0, legal)
+    score = Scorer(st0, side)
+    worlds = _Worlds(obs, trace, settings)
+    deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
+    n = len(legal)
+    values: list[list[float]] = [[] for _ in range(n)]
+    weights: list[float] = []
+    alive = list(range(n))
+    spent = 0
+    count = 0
+    while (spent < budget.work or count < budget.min_worlds) and len(alive) > 1:
+        world, w = worlds.next(rng)
+        seed = rng.random()
+        vals, work = _world_values(world, [legal[i] for i in alive], score, side, settings, seed)
+        for i, v in zip(alive, vals, strict=True):
+            values[i].append(v)
+        weights.append(w)
+        spent += worlds.cost + work
+        count += 1
+        if prune and count >= PRUNE_AFTER and count % PRUNE_EVERY == 0:
+            alive = _prune(alive, values, weights)
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+    means: list[float | None] = [None] * n
+    for i in alive:
+        means[i] = _mean(values[i][-len(weights) :], weights)
+    fb = legal.index(fallback)
+    best = max(alive, key=lambda i: (means[i], i == fb))
+    if best != fb and fb in alive and settings.keep_z > 0:
+        k = len(weights)
+        d = [x - y for x, y in zip(values[best][-k:], values[fb][-k:], strict=True)]
+        mean = sum(d) / k
+        se = math.sqrt(sum((x - mean) ** 2 for x in d) / max(k - 1, 1) / k)
+        if mean < settings.keep_z * se:
+            best = fb  # not clearly better than the convention: keep to it
+    return SearchResult(legal, means, legal[best], count)
+
+
+def _mean(vals: list[float], weights: list[float]) -> float:
+    total = sum(weights)
+    if total <= 0:
+        return sum(vals) / max(len(vals), 1)
+    return sum(v * w for v, w in zip(vals, weights, strict=True)) / total
+
+
+def _prune(alive: list[int], values: list[list[float]], weights: list[float]) -> list[int]:
+    """Drop candidates clearly worse than the best (weighted paired differences more than
+    ``PRUNE_Z`` standard errors below zero; the effective number of worlds counts)."""
+    k = len(weights)
+    total = sum(weights)
+    if total <= 0:
+        return alive
+    ws = [w / total for w in weights]
+    n_eff = 1.0 / sum(w * w for w in ws)
+    if n_eff < 3:
+        return alive
+    means = {i: sum(v * w for v, w in zip(values[i][-k:], ws, strict=True)) for i in alive}
+    best = max(alive, key=lambda i: means[i])
+    vb = values[best][-k:]
+    keep = []
+    for i in alive:
+        if i == best:
+            keep.append(i)
+            continue
+        d = [x - y for x, y in zip(values[i][-k:], vb, strict=True)]
+        mean = sum(x * w for x, w in zip(d, ws, strict=True))
+        var = sum(w * (x - mean) ** 2 for x, w in zip(d, ws, strict=True)) * n_eff / (n_eff - 1)
+        se = math.sqrt(var / n_eff)
+        if mean < -PRUNE_Z * se - 1e-9:
+            continue
+        keep.append(i)
+    return keep
+
+
+__all__ = [
+    "DEFAULT_BUDGET",
+    "DEFAULT_SETTINGS",
+    "SearchResult",
+    "Settings",
+    "expert_choice",
+    "search",
+]

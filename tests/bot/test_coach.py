@@ -1,0 +1,136 @@
+"""The coach in process: "How did I play?" after a deal, answered in the player's private
+chat from the stored record; stale, forged, foreign and repeated presses change nothing."""
+
+from __future__ import annotations
+
+import pytest
+from service_fakes import (
+    PEOPLE,
+    FakeMessenger,
+    fire_next,
+    make_core,
+    no,
+    press,
+    reload,
+    seat_four,
+    settle,
+)
+
+from bot.callback import Callback, Op
+from bot.service import coach, turns
+from bot.service.analyses import Analyses
+from bot.service.core import Core
+from bot.service.ports import ChatInfo, Person
+from bot.service.reply import Press
+from bot.storage import LogKind, SqliteStorage, TableRecord
+from kozel_rules.action import Action
+
+GERMAN_ACK = "Der Trainer"
+GERMAN_HEAD = "🎓 <b>Wie du in Spiel 1 gespielt hast</b>"
+
+
+@pytest.fixture
+def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
+    core = make_core(storage, messenger, ai_level="basic")
+    core.analyses = Analyses(lambda: None)  # threads here; the bot runs a worker process
+    return core
+
+
+async def first_deal_played(core: Core) -> TableRecord:
+    """Four people sit down; a computer plays for each of them until deal 1 is over."""
+    table = await seat_four(core)
+    for record in table.seats:
+        record.away = True
+    timers = turns.timer_rows(core, table, core.match_of(table))
+    await core.storage.tables.save(table, expected_version=table.version, timers=timers)
+    table = await reload(core, table)
+    for _ in range(400):
+        if core.match_of(table).deal_results:
+            break
+        assert await fire_next(core)
+        table = await reload(core, table)
+    assert core.match_of(table).deal_results
+    await settle(core)
+    return table
+
+
+def private_texts(messenger: FakeMessenger, person: Person) -> list[str]:
+    return messenger.texts(person.user_id)
+
+
+async def test_the_coach_answers_in_private_and_names_the_players_own_plays(
+    core: Core, messenger: FakeMessenger
+) -> None:
+    table = await first_deal_played(core)
+    ann = PEOPLE[0]
+    before = private_texts(messenger, ann)
+    answer = await coach.press(core, press(table, Op.COACH, ann, version=1))
+    assert not answer.alert and "deal 1" in answer.text
+    await core.analyses.idle()
+    await settle(core)
+    new = [t for t in private_texts(messenger, ann) if t not in before]
+    assert len(new) == 1 and new[0].startswith("🎓 <b>How you played in deal 1</b>")
+    match = core.match_of(await reload(core, table))
+    seat = next(s.seat for s in table.seats if s.user_id == ann.user_id)
+    mine = [
+        Action.parse(a) for a in match.history[: _deal_end(match)] if Action.parse(a).seat == seat
+    ]
+    assert any(" ".join(str(c) for c in a.cards) in new[0] for a in mine)
+    # the others hear nothing of it
+    for other in PEOPLE[1:]:
+        assert not any("How you played" in t for t in private_texts(messenger, other))
+
+
+def _deal_end(match: object) -> int:
+    """The number of actions up to the end of deal 1."""
+    from kozel_rules.match import Match
+
+    assert isinstance(match, Match)
+    replay = Match.from_json({**match.to_json(), "actions": []})
+    for i, text in enumerate(match.history):
+        replay.apply(text)
+        if replay.deal_results:
+            return i + 1
+    raise AssertionError("deal 1 never ended")
+
+
+async def test_repeated_stale_forged_and_foreign_presses_are_refused(
+    core: Core, messenger: FakeMessenger
+) -> None:
+    table = await first_deal_played(core)
+    ann, bob = PEOPLE[0], PEOPLE[1]
+    first = await coach.press(core, press(table, Op.COACH, ann, version=1))
+    assert not first.alert
+    await core.storage.users.set_language(bob.user_id, "de")  # Bob reads German
+    german = await coach.press(core, press(table, Op.COACH, bob, version=1))
+    assert not german.alert and GERMAN_ACK in german.text
+    again = await coach.press(core, press(table, Op.COACH, ann, version=1))
+    assert again.alert and again.text == "The coach is already looking at deal 1."
+    await core.analyses.idle()
+    await settle(core)
+    count = len(messenger.messages)
+    version = (await reload(core, table)).version
+    refusals = [
+        (press(table, Op.COACH, ann, version=1), "You already asked about deal 1"),
+        (press(table, Op.COACH, ann, version=7), "That deal is not over yet."),
+        (press(table, Op.COACH, ann, version=0), "You did not play in that deal."),
+        (
+            press(table, Op.COACH, Person(999, "Eve", None, "en"), version=1),
+            "You did not play in that deal.",
+        ),
+    ]
+    for p, text in refusals:
+        answer = await coach.press(core, p)
+        assert answer.alert and answer.text.startswith(text), answer.text
+    chat = ChatInfo(ann.user_id, ann.first_name, True)
+    gone = Press(Callback(table.id + 1000, 1, Op.COACH), ann, chat, no)
+    answer = await coach.press(core, gone)
+    assert answer.alert and answer.text == "The record of that match is no longer kept."
+    await core.analyses.idle()
+    await settle(core)
+    assert len(messenger.messages) == count  # nothing was sent
+    assert (await reload(core, table)).version == version  # nothing was saved
+    logged = await core.storage.tables.log(table.id, LogKind.COACH)
+    assert sorted((e.data or {}).get("user") for e in logged) == [ann.user_id, bob.user_id]
+    answers = [t for t in private_texts(messenger, bob) if t.startswith("🎓")]
+    assert len(answers) == 1 and answers[0].startswith(GERMAN_HEAD), answers
