@@ -271,19 +271,22 @@ async def test_a_post_that_fails_while_the_outbox_is_read_still_holds_back_the_n
     await store.outbox.add([post("deal 1")])
     await sender.step()  # deal 1 goes (and hangs until released)
     await store.outbox.add([post("deal 2")])
-    read_held = store.outbox.held
+    read = store.outbox.look
 
-    async def held_then_fail(now: float) -> dict[tuple[int, int | None], int]:
-        found = await read_held(now)  # before deal 1's retry is written: nothing held
+    async def read_then_fail(
+        now: float, limit: int = 500
+    ) -> tuple[list[Owed], dict[tuple[int, int | None], int], float | None]:
+        found = await read(now, limit)  # before deal 1's retry is written: nothing held
         release.set()
         await asyncio.gather(*sender._in_flight.values())  # deal 1 fails, its retry is booked
         return found
 
-    store.outbox.held = held_then_fail  # type: ignore[method-assign]
-    await sender.step()
-    store.outbox.held = read_held  # type: ignore[method-assign]
-    await asyncio.gather(*sender._in_flight.values())
-    await sender.step()
-    await asyncio.gather(*sender._in_flight.values())
+    store.outbox.look = read_then_fail  # type: ignore[method-assign]
+    async with asyncio.timeout(10):  # a read that is not this one would leave deal 1 hanging
+        await sender.step()
+        store.outbox.look = read  # type: ignore[method-assign]
+        await asyncio.gather(*sender._in_flight.values())
+        await sender.step()
+        await asyncio.gather(*sender._in_flight.values())
     await store.close()
     assert messenger.texts(-100) == []  # deal 1 waits for its retry; deal 2 waits behind it
