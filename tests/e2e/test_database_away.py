@@ -14,14 +14,21 @@ from functools import partial
 
 import pytest
 from fakebot.fixtures import BotProcessFactory
-from fakebot.process import free_port
 from fakebot.proxy import RoundRobinProxy
 from fakebot.server import FakeTelegram
 from fakebot.users import SimUser
 from pgcluster import PgCluster, find_bindir
 
 from .driver import ENV_FAST, rows
-from .test_workers import RecordedTable, Worker, deal_post, match_post, posts, wait_until
+from .test_workers import (
+    RecordedTable,
+    Worker,
+    deal_post,
+    match_post,
+    posts,
+    start_workers,
+    wait_until,
+)
 
 pytestmark = [
     pytest.mark.e2e,
@@ -29,7 +36,6 @@ pytestmark = [
 ]
 
 SECRET = "database-away_secret"
-HOOK_PATH = "/telegram/hook"
 AWAY = "the database cannot be reached"
 BACK = "the database answers again"
 OUTAGE = 3.0  # seconds the server is down
@@ -73,24 +79,7 @@ async def restart(cluster: PgCluster, during: list[Worker]) -> tuple[float, list
 async def workers(
     bot_process: BotProcessFactory, count: int
 ) -> tuple[RoundRobinProxy, list[Worker]]:
-    ports = [free_port() for _ in range(count)]
-    proxy = RoundRobinProxy([f"http://127.0.0.1:{port}" for port in ports])
-    await proxy.start()
-    made = []
-    for number, port in enumerate(ports, 1):
-        env = {
-            **ENV,
-            "KOZEL_WEBHOOK_URL": proxy.url + HOOK_PATH,
-            "KOZEL_WEBHOOK_SECRET": SECRET,
-            "KOZEL_LISTEN": f"127.0.0.1:{port}",
-        }
-        made.append(Worker(bot_process(env=env, name=f"worker{number}"), port))
-    try:
-        await asyncio.gather(*(worker.start() for worker in made))
-    except BaseException:
-        await proxy.stop()
-        raise
-    return proxy, made
+    return await start_workers(bot_process, count, ENV, SECRET)
 
 
 def said_after(worker: Worker, phrase: str, since: str) -> list[str]:

@@ -91,27 +91,35 @@ class Worker:
         return "\n".join(self.process.log_text().splitlines()[-lines:])
 
 
-async def two_workers(
-    bot_process: BotProcessFactory,
-) -> tuple[RoundRobinProxy, Worker, Worker]:
-    ports = free_port(), free_port()
+async def start_workers(
+    bot_process: BotProcessFactory, count: int, env: dict[str, str], secret: str = SECRET
+) -> tuple[RoundRobinProxy, list[Worker]]:
+    """``count`` webhook workers with ``env`` behind one round-robin proxy, all answering."""
+    ports = [free_port() for _ in range(count)]
     proxy = RoundRobinProxy([f"http://127.0.0.1:{port}" for port in ports])
     await proxy.start()
-    workers = []
+    made = []
     for number, port in enumerate(ports, 1):
-        env = {
-            **ENV,
+        worker_env = {
+            **env,
             "KOZEL_WEBHOOK_URL": proxy.url + HOOK_PATH,
-            "KOZEL_WEBHOOK_SECRET": SECRET,
+            "KOZEL_WEBHOOK_SECRET": secret,
             "KOZEL_LISTEN": f"127.0.0.1:{port}",
         }
-        workers.append(Worker(bot_process(env=env, name=f"worker{number}"), port))
+        made.append(Worker(bot_process(env=worker_env, name=f"worker{number}"), port))
     try:
-        await asyncio.gather(*(worker.start() for worker in workers))
+        await asyncio.gather(*(worker.start() for worker in made))
     except BaseException:
         await proxy.stop()
         raise
-    return proxy, workers[0], workers[1]
+    return proxy, made
+
+
+async def two_workers(
+    bot_process: BotProcessFactory,
+) -> tuple[RoundRobinProxy, Worker, Worker]:
+    proxy, (first, second) = await start_workers(bot_process, 2, ENV)
+    return proxy, first, second
 
 
 @dataclass
