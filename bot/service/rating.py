@@ -59,27 +59,35 @@ def side_ranks(match: MatchRecord) -> dict[int, int]:
     (winners 1, the goat 2, any other side 3)."""
     sides = sorted({p.side for p in match.players_list})
     winners = sorted({p.side for p in match.players_list if p.won})
-    places = match.result.get("places")
-    if (
-        isinstance(places, list)
-        and len(places) > max(sides)
-        and all(isinstance(p, int) and p >= 1 for p in places)
-        and sorted(s for s in sides if places[s] == 1) == winners
-    ):
-        return {side: places[side] for side in sides}
-    losers = match.result.get("losers")
-    if (
-        isinstance(losers, list)
-        and all(isinstance(s, int) for s in losers)
-        and sorted(losers) == sorted(set(sides) - set(winners))
-        and len(set(losers)) == len(losers)
-    ):
-        ranks = {side: 1 for side in winners}
-        for place, side in enumerate(reversed(losers), start=2):
-            ranks[side] = place
+    ranks = _by_places(match.result.get("places"), sides, winners)
+    ranks = ranks or _by_losers(match.result.get("losers"), sides, winners)
+    if ranks:
         return ranks
     goats = {p.side for p in match.players_list if p.goat and not p.won}
     return {side: 1 if side in winners else (2 if side in goats else 3) for side in sides}
+
+
+def _by_places(places: object, sides: list[int], winners: list[int]) -> dict[int, int] | None:
+    """The engine's places, when they are whole and agree with the seats' won flags."""
+    if not isinstance(places, list) or len(places) <= max(sides):
+        return None
+    if not all(isinstance(p, int) and p >= 1 for p in places):
+        return None
+    if sorted(s for s in sides if places[s] == 1) != winners:
+        return None
+    return {side: places[side] for side in sides}
+
+
+def _by_losers(losers: object, sides: list[int], winners: list[int]) -> dict[int, int] | None:
+    """Places from the sides out in the order they went out (the first out is last)."""
+    if not isinstance(losers, list) or not all(isinstance(s, int) for s in losers):
+        return None
+    if sorted(losers) != sorted(set(sides) - set(winners)) or len(set(losers)) != len(losers):
+        return None
+    ranks = {side: 1 for side in winners}
+    for place, side in enumerate(reversed(losers), start=2):
+        ranks[side] = place
+    return ranks
 
 
 def rate(match: MatchRecord, before: Sequence[Rating | None]) -> list[RatingChange]:
