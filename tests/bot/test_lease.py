@@ -127,7 +127,7 @@ async def test_a_database_restart_ends_the_holders_session_and_it_takes_the_lock
             # What a restart does to the holder's session: it is cut, and the lock goes.
             await admin.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                "WHERE application_name = 'the bot'"
+                "WHERE application_name = 'the bot' AND datname = current_database()"
             )
         finally:
             await admin.close()

@@ -325,10 +325,14 @@ async def test_the_listener_hears_again_after_its_connection_is_cut(target: Targ
     try:
         while not one.listening:
             await asyncio.sleep(0.01)
-        await target.query(
+        # This test's listener only: other tests listen in their own databases meanwhile.
+        cut = time.monotonic()
+        while not await target.query(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            f"WHERE application_name = '{LISTENER_NAME}'"
-        )
+            f"WHERE application_name = '{LISTENER_NAME}' AND datname = current_database()"
+        ):
+            assert time.monotonic() - cut < 5, "no listening session in pg_stat_activity"
+            await asyncio.sleep(0.05)
         cut = time.monotonic()
         while one.listening:  # down: /healthz says 503 meanwhile
             assert time.monotonic() - cut < 10, "the listener did not notice"
