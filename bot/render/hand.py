@@ -152,8 +152,10 @@ def _chosen_prompt(
             "{cards}: ⚔️ below beats, 🂠 throws face down; a tap on a card takes it back.",
             cards=cards,
         )
-    return t._(
+    return t.n_(
+        "Chosen: {cards} — the button below plays it; a tap on a card adds it or takes it back.",
         "Chosen: {cards} — the button below plays them; a tap on a card adds it or takes it back.",
+        len(chosen),
         cards=cards,
     )
 

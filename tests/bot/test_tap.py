@@ -14,6 +14,7 @@ from kozel_testkit import new_match  # the engine tests' literal deals
 
 from bot.callback import Op, encode_action, encode_card
 from bot.i18n import get_translator
+from bot.render.hand import hand_prompt
 from bot.render.refusals import Refused, refusal_text
 from bot.service import moves
 from bot.service.core import Core
@@ -69,6 +70,16 @@ def test_a_street_lead_of_several_is_built_then_confirmed() -> None:
     assert tap(m, 1, cards("6♠ 7♠"), Card.parse("8♠")).chosen == cards("6♠ 7♠ 8♠")
     # A card alone in its suit can only be led alone: played at once.
     assert tap(m, 1, [], Card.parse("9♥")).play == Action.parse("1 lead 9♥")
+
+
+def test_the_prompt_of_a_lead_being_built_counts_its_cards() -> None:
+    m = street({1: "6♠ 7♠ 8♠ 9♥"}, trump="7♦")
+    view, legal = m.view(1), m.legal_actions(1)
+    en, ru = get_translator("en"), get_translator("ru")
+    assert "the button below plays it;" in hand_prompt(en, view, legal, cards("6♠"))
+    assert "the button below plays them;" in hand_prompt(en, view, legal, cards("6♠ 7♠"))
+    assert "разыграет её;" in hand_prompt(ru, view, legal, cards("6♠"))
+    assert "разыграет их;" in hand_prompt(ru, view, legal, cards("6♠ 7♠"))
 
 
 def test_an_answer_to_one_card_is_one_tap_unless_points_go_face_down() -> None:
