@@ -267,11 +267,16 @@ async def test_a_deal_at_the_card_table_in_a_native_telegram_client(
         assert first["background"] == "rgb(16, 24, 32)"  # Telegram's theme
         assert first["scrollWidth"] <= first["innerWidth"] == 390  # no sideways scrolling
         await telegram_handshake(anna)
+        await asyncio.to_thread(anna.run, COUNT_SWEPT)
         spectator = await until(bea, lambda s: s["status"] == "playing", "Bea's table")
         assert spectator["spectator"] and not spectator["hand"]
         figures = await play_the_deal(match, anna, bea)
         print(figures.report())
         figures.check()
+        # Each taken trick's cards flew to the taker and were gone after the flight.
+        swept = await asyncio.to_thread(anna.run, "return window.__swept")
+        assert swept >= 2 * TRICKS_SWEPT, swept
+        await until(anna, lambda s: s["sweeping"] == 0, "the swept cards to land")
         await deal_result(match, anna)
         await reload_without_fragment(match, anna)
         for browser, who in ((anna, "Anna"), (bea, "Bea")):
@@ -288,6 +293,16 @@ async def test_a_deal_at_the_card_table_in_a_native_telegram_client(
     finally:
         await asyncio.to_thread(anna.close)
         await asyncio.to_thread(bea.close)
+
+
+# Counts the cards that start flying to a trick's taker (they are moved into `.sweep`).
+COUNT_SWEPT = """
+window.__swept = 0;
+new MutationObserver((changes) => {
+  for (const change of changes) window.__swept += change.addedNodes.length;
+}).observe(document.querySelector(".sweep"), { childList: true });
+"""
+TRICKS_SWEPT = 3  # a deal has more tricks; a few taken while the page looked are enough
 
 
 async def telegram_handshake(browser: Browser) -> None:

@@ -13,6 +13,7 @@ return {
   myTurn: main.dataset.myTurn === 'yes',
   spectator: main.dataset.spectator === 'yes',
   scene: main.dataset.scene || null,
+  sweeping: document.querySelectorAll('.sweep .card').length,
   toMove: main.dataset.toMove === undefined || main.dataset.toMove === '' ? null : Number(main.dataset.toMove),
   error: text(document.getElementById('error')),
   handTop: hand ? box(hand).y + window.scrollY : null,
