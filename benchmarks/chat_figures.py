@@ -59,6 +59,7 @@ from fakebot.process import REPO_ROOT, BotProcess
 from fakebot.server import FakeTelegram
 from fakebot.users import SimGroup, SimUser
 
+from bot.i18n import get_translator
 from kozel_rules.action import Action
 from kozel_rules.ai import choose, interrupt
 from kozel_rules.event import DealStarted, TrickTaken
@@ -67,12 +68,44 @@ from kozel_rules.match import Match
 NAMES = ("Anna", "Boris", "Vera", "Gleb")
 VARIANTS = {"street": 4, "ziege": 4, "moscow": 3}
 MATCH_OVER = "🏆"  # the match's result, in any language
-# "taken by Anna:" (the table's last trick, old and new) or "Anna took the last trick".
-TAKER = re.compile(r"[Tt]aken by (?:🤖 )?(\w+)|(\w+) took the last trick")
-DEAL = re.compile(r"(?:deal|Deal) (\d+)")
-TRICKS = re.compile(r"(\d+) tricks?\b")
-# Every taker of the deal so far, in order (the table), or of the whole deal (its result).
-SO_FAR = re.compile(r"Tricks (?:so far|in order): (.+)")
+
+
+@dataclass(frozen=True)
+class Phrases:
+    """The lines that name a deal and its trick takers, in the groups' language (the bot's own
+    catalog), and in English as older commits wrote them."""
+
+    taker: re.Pattern[str]  # the last trick's taker
+    deal: re.Pattern[str]  # the deal's number
+    tricks: re.Pattern[str]  # a seat's or side's trick count
+    so_far: re.Pattern[str]  # every taker of the deal so far, or of the whole deal
+
+    @classmethod
+    def of(cls, language: str) -> Phrases:
+        t = get_translator(language)
+        name, number, rest = r"(?:🤖 )?(\w+)", r"(\d+)", r"(.+)"
+        taker = [_rx(t.gettext("Last trick taken by {name}: {trick}"), name=name, trick=rest)]
+        deal = [_rx(t.gettext(m), n=number) for m in ("deal {n}", "Deal {n} is over")]
+        tricks = [_rx(t.ngettext("{n} trick", "{n} tricks", k), n=number) for k in (1, 2, 5)]
+        so_far = [
+            _rx(t.gettext(m), names=rest)
+            for m in ("Tricks so far: {names}", "Tricks in order: {names}")
+        ]
+        # "Anna took the last trick" and "taken by Anna:": the table before issue 22.
+        taker += [r"[Tt]aken by (?:🤖 )?(\w+)", r"(\w+) took the last trick"]
+        return cls(*(re.compile("|".join(p)) for p in (taker, deal, tricks, so_far)))
+
+
+def _rx(template: str, **fields: str) -> str:
+    """A translated template as a pattern: its text literal, each ``{field}`` a group."""
+    out = re.escape(template)
+    for key, pattern in fields.items():
+        out = out.replace(re.escape("{" + key + "}"), pattern)
+    return out
+
+
+def _first(match: re.Match[str]) -> str:
+    return next(g for g in match.groups() if g is not None)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -273,7 +306,7 @@ def replay_tricks(state: dict[str, object], names: list[str]) -> tuple[list[Tric
     return tricks, len(match.deal_results)
 
 
-def figures(fake: FakeTelegram, run: Run) -> dict[str, object]:
+def figures(fake: FakeTelegram, run: Run, phrases: Phrases) -> dict[str, object]:
     db = run.db
     group_id = run.group.id
     user_ids = {p.user.id: p.user.first_name for p in run.people}
@@ -323,16 +356,17 @@ def figures(fake: FakeTelegram, run: Run) -> dict[str, object]:
             continue
         for version in message.versions:
             text = version.text
-            deal = DEAL.search(text)
-            taker = TAKER.search(text)
+            deal = phrases.deal.search(text)
+            taker = phrases.taker.search(text)
             if deal is None or taker is None:
                 continue
-            count = sum(int(n) for n in TRICKS.findall(text))
-            shown.add((int(deal.group(1)), count, taker.group(1) or taker.group(2)))
-            so_far = SO_FAR.search(text)
+            number = int(_first(deal))
+            count = sum(int(_first(m)) for m in phrases.tricks.finditer(text))
+            shown.add((number, count, _first(taker)))
+            so_far = phrases.so_far.search(text)
             if so_far is not None:
-                for number, name in enumerate(so_far.group(1).split(" · "), start=1):
-                    shown.add((int(deal.group(1)), number, name.removeprefix("🤖 ")))
+                for place, name in enumerate(_first(so_far).split(" · "), start=1):
+                    shown.add((number, place, name.removeprefix("🤖 ")))
     seen = sum((t.deal, t.number, t.taker) in shown for t in tricks)
     left = [m for m in every if m.from_bot and not m.deleted]
     last = left[-1].text.splitlines()[0] if left and left[-1].text else ""
@@ -471,7 +505,7 @@ async def main(args: argparse.Namespace, workdir: Path) -> int:
         finally:
             progress.cancel()
             await bot.stop(timeout=20)
-        results = [figures(fake, r) for r in runs]
+        results = [figures(fake, r, Phrases.of(args.language)) for r in runs]
         if args.transcripts:
             args.transcripts.mkdir(parents=True, exist_ok=True)
             for run in runs:
