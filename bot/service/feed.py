@@ -92,9 +92,10 @@ def hand(
     *,
     renew: bool = False,
     delay: float | None = None,
+    notify: bool = False,
 ) -> Owed:
     """A seat's hand; a waiting player's waits ``hand_interval`` for more changes (unless
-    ``delay`` says otherwise)."""
+    ``delay`` says otherwise). ``notify``: its first message comes with a sound."""
     if delay is None:
         delay = core.settings.hand_interval if priority == Priority.WAITING else 0.0
     chat_id = table.seats[seat].user_id
@@ -106,6 +107,7 @@ def hand(
         table.id,
         seat,
         renew=renew,
+        notify=notify,
         not_before=time.time() + delay,
     )
 
@@ -217,7 +219,12 @@ def _hands_after(
         seat = record.seat
         if record.user_id is None:
             continue
-        if seat == to_move:
+        if change.started:
+            # The match begins: every hand is a new message, with a sound (the start also
+            # counts as their last press: the first turn needs no second sound).
+            priority = Priority.TURN if seat == to_move else Priority.PRESSER
+            owed.append(hand(core, table, seat, priority, notify=not record.away))
+        elif seat == to_move:
             # A player who has not pressed for a while gets their hand anew, with a sound.
             asked = change.actor != seat or change.started
             idle = record.active_at is None or now - record.active_at > core.settings.active_for
@@ -225,9 +232,15 @@ def _hands_after(
             owed.append(hand(core, table, seat, Priority.TURN, renew=renew))
         elif match.is_over or before is None:
             owed.append(hand(core, table, seat, Priority.PRESSER))
+        elif seat == change.actor and change.answered:
+            # They just played, and their press's answer said what: their hand waits like a
+            # waiting player's, and merges with the next change of their cards or their next
+            # turn. A tap on it meanwhile is answered with their play, and shows the hand
+            # (``moves.toggle``).
+            owed.append(hand(core, table, seat, Priority.WAITING))
         elif seat == change.actor or before[seat].to_move:
-            # They just played (the answer said so): their hand shows it at once when the
-            # budget allows, else it waits behind the turns, trick ends and the group.
+            # Their turn was played for them (a timer, a computer): at once when the budget
+            # allows, else it waits behind the turns, trick ends and the group.
             owed.append(hand(core, table, seat, Priority.WAITING, delay=0.0))
         elif before[seat] != after[seat]:
             owed.append(hand(core, table, seat, Priority.WAITING))

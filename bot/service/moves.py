@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from kozel_rules.action import Action
 from kozel_rules.card import Card
 
 from ..callback import CallbackDataError, decode_action, decode_card
@@ -116,6 +117,11 @@ async def toggle(core: Core, s: Seat) -> Reply:
     record = s.table.seats[s.seat]
     tapped = tap(s.match, s.seat, [Card.parse(c) for c in record.selection], card)
     stale = s.press.cb.version != s.match.ply
+    if stale and s.match.to_move != s.seat and (mine := _played_since(s)) is not None:
+        # Their hand still shows the turn they have played (its edit waits for the next
+        # change): the answer says the play, and the hand is shown now.
+        await feed.owe(core, [feed.hand(core, s.table, s.seat, Priority.PRESSER)])
+        return played_already(s.t, mine)
     if tapped.refused is Refused.NOT_YET or (stale and s.match.to_move != s.seat):
         return refusal(s.t, Refused.NOT_YET, card)
     if stale:
@@ -128,6 +134,23 @@ async def toggle(core: Core, s: Seat) -> Reply:
     record.selection = [str(c) for c in tapped.chosen]
     await _save_selection(core, s)
     return selected(s.t, tapped.chosen)
+
+
+def _played_since(s: Seat) -> list[Card] | None:
+    """The cards of the seat's last play since the ply its hand was drawn at, if any."""
+    history = s.match.history
+    for text in reversed(history[max(0, s.press.cb.version) :]):
+        action = Action.parse(text)
+        if action.seat == s.seat and action.cards:
+            return list(action.cards)
+    return None
+
+
+def played_already(t: Translator, cards: Sequence[Card]) -> Reply:
+    """A tap on a hand that still shows the turn its player has played."""
+    # TRANSLATORS: the answer to a tap on a hand that still shows the player's turn after
+    # they played; {cards} is what they played, such as "9♠ K♠".
+    return Reply(t._("You played {cards} — waiting for the others.", cards=cards_text(t, cards)))
 
 
 def selected(t: Translator, chosen: Sequence[Card]) -> Reply:
