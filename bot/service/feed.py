@@ -31,6 +31,11 @@ from .core import Core
 from .people import chat_t, seat_infos
 
 
+# How many ``hand_interval``s the hand of a player who has just played waits at most for its
+# next change (about a trick at a human pace): one edit instead of two.
+PLAYED_WAIT = 3.0
+
+
 def join_link(core: Core, table_id: int) -> str:
     return f"https://t.me/{core.settings.bot_username}?start=j{table_id}"
 
@@ -233,11 +238,12 @@ def _hands_after(
         elif match.is_over or before is None:
             owed.append(hand(core, table, seat, Priority.PRESSER))
         elif seat == change.actor and change.answered:
-            # They just played, and their press's answer said what: their hand waits like a
-            # waiting player's, and merges with the next change of their cards or their next
+            # They just played, and their press's answer said what: their hand waits, and
+            # merges with the next change of their cards (a trick's end: a draw) or their next
             # turn. A tap on it meanwhile is answered with their play, and shows the hand
             # (``moves.toggle``).
-            owed.append(hand(core, table, seat, Priority.WAITING))
+            wait = PLAYED_WAIT * core.settings.hand_interval
+            owed.append(hand(core, table, seat, Priority.WAITING, delay=wait))
         elif seat == change.actor or before[seat].to_move:
             # Their turn was played for them (a timer, a computer): at once when the budget
             # allows, else it waits behind the turns, trick ends and the group.
