@@ -69,10 +69,13 @@ def hand_reason(old: Look | None, new: Look) -> str:
     if not old.my_turn and new.my_turn:
         return "turn arrives"
     if old.my_turn and not new.my_turn:
-        return "after the play" if new.cards < old.cards else "turn taken away (timer, away)"
+        if new.cards == old.cards:
+            return "turn taken away (timer, away)"
+        return "after the play" if new.cards < old.cards else "after the play and a draw"
     if old.my_turn and new.my_turn:
-        if new.cards < old.cards:
-            return "after the play, turn again"
+        if new.cards != old.cards:
+            # The hand still showed the turn played (its edit waited), or a trick won.
+            return "turn arrives (after one's play)"
         if old.chosen != new.chosen:
             return "selection echo"
         if old.hurry != new.hurry:
