@@ -32,6 +32,7 @@ class Look:
     hurry: str
     last_trick: str
     text: str
+    others: tuple[str, ...] = ()  # the buttons that are not cards (play, clear, ...)
 
 
 def _buttons(params: dict[str, object]) -> list[str]:
@@ -44,13 +45,15 @@ def _buttons(params: dict[str, object]) -> list[str]:
 
 def _look(params: dict[str, object]) -> Look:
     text = str(params.get("text", ""))
-    cards, chosen = set(), set()
+    cards, chosen, others = set(), set(), []
     for label in _buttons(params):
-        bare = label.removeprefix(CHOSEN).strip("()")
-        if any(s in bare for s in "♠♣♥♦"):
+        bare = label.removeprefix(CHOSEN).strip("()").removeprefix("★")
+        if len(bare) <= 3 and any(s in bare for s in "♠♣♥♦"):
             cards.add(bare)
             if label.startswith(CHOSEN):
                 chosen.add(bare)
+        else:
+            others.append(label)
     lines = text.split("\n")
     return Look(
         my_turn=TURN in text,
@@ -59,6 +62,7 @@ def _look(params: dict[str, object]) -> Look:
         hurry=next((line for line in lines if HURRY in line), ""),
         last_trick=next((line for line in lines if LAST_TRICK in line), ""),
         text=text,
+        others=tuple(others),
     )
 
 
@@ -77,7 +81,9 @@ def hand_reason(old: Look | None, new: Look) -> str:
             # The hand still showed the turn played (its edit waited), or a trick won.
             return "turn arrives (after one's play)"
         if old.chosen != new.chosen:
-            return "selection echo"
+            if old.others == new.others:
+                return "selection echo (only the marks change)"
+            return "selection echo (play buttons change)"
         if old.hurry != new.hurry:
             return "time left"
         return "own turn, other change"

@@ -30,7 +30,6 @@ from .change import Change
 from .core import Core
 from .people import chat_t, seat_infos
 
-
 # How many ``hand_interval``s the hand of a player who has just played waits at most for its
 # next change (about a trick at a human pace): one edit instead of two.
 PLAYED_WAIT = 3.0
