@@ -72,6 +72,9 @@ class Core:
         # Messages whose last edit failed on the way (a timeout): Telegram may still carry it
         # out late, over a later edit of the same message (message -> when it failed).
         self.unsure: LRU[tuple[int, int], float] = LRU(SHOWN_KEPT)
+        # When each person last pressed a hand, also presses answered without a write (a
+        # tap while another plays): a player fidgeting meanwhile needs no sound on their turn.
+        self.pressed: LRU[int, float] = LRU(SHOWN_KEPT)
         # Loading a match replays its record; the newest ones are kept, keyed by state.
         self._matches: LRU[int, tuple[dict[str, Any], Match]] = LRU(MATCHES_KEPT)
 

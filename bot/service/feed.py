@@ -231,7 +231,8 @@ def _hands_after(
         elif seat == to_move:
             # A player who has not pressed for a while gets their hand anew, with a sound.
             asked = change.actor != seat or change.started
-            idle = record.active_at is None or now - record.active_at > core.settings.active_for
+            pressed = max(record.active_at or 0.0, core.pressed.peek(record.user_id) or 0.0)
+            idle = now - pressed > core.settings.active_for
             renew = asked and idle and not record.away
             owed.append(hand(core, table, seat, Priority.TURN, renew=renew))
         elif match.is_over or before is None:

@@ -48,6 +48,7 @@ def seated(*, any_ply: bool = False, when_away: bool = False) -> Callable[[SeatC
     def wrap(case: SeatCase) -> PressCase:
         @retry_stale  # another worker moved the table on: the press is judged again
         async def run(core: Core, press: Press) -> Reply:
+            core.pressed.put(press.person.user_id, time.time())
             t = user_t(await remember(core, press.person, private=True))
             ply = None if any_ply else press.cb.version
             async with core.table_lock(press.cb.table):
