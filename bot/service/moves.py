@@ -151,7 +151,7 @@ def played_already(t: Translator, cards: Sequence[Card]) -> Reply:
     """A tap on a hand that still shows the turn its player has played."""
     # TRANSLATORS: the answer to a tap on a hand that still shows the player's turn after
     # they played; {cards} is what they played, such as "9♠ K♠".
-    return Reply(t._("You played {cards} — waiting for the others.", cards=cards_text(t, cards)))
+    return Reply(t._("Not your turn yet — you played {cards}.", cards=cards_text(t, cards)))
 
 
 def selected(t: Translator, chosen: Sequence[Card]) -> Reply:

@@ -329,7 +329,7 @@ async def test_a_players_own_play_leaves_the_hand_to_the_next_change_and_a_tap_s
     tap = press(table, Op.TOGGLE, PEOPLE[seat], version=shown_at, arg=encode_card(card))
     answer = await moves.toggle(core, tap)
     played = " ".join(str(c) for c in lead.cards)
-    assert answer.text == f"You played {played} — waiting for the others." and not answer.alert
+    assert answer.text == f"Not your turn yet — you played {played}." and not answer.alert
     now = [o for o in await core.storage.outbox.due(soon) if o.seat == seat]
     assert [o.priority for o in now] == [Priority.PRESSER]
     await settle(core)
