@@ -120,8 +120,11 @@ async def toggle(core: Core, s: Seat) -> Reply:
     stale = s.press.cb.version != s.match.ply
     if stale and s.match.to_move != s.seat and (mine := _played_since(s)) is not None:
         # Their hand still shows the turn they have played (its edit waits for the next
-        # change): the answer says the play, and the hand is shown now.
-        await feed.owe(core, [feed.hand(core, s.table, s.seat, Priority.PRESSER)])
+        # change): the answer says the play, and the hand is shown now (owed once).
+        key = (s.table.id, s.seat)
+        if core.reshown.peek(key) != s.press.cb.version:
+            core.reshown.put(key, s.press.cb.version)
+            await feed.owe(core, [feed.hand(core, s.table, s.seat, Priority.PRESSER)])
         return played_already(s.t, mine)
     if tapped.refused is Refused.NOT_YET or (stale and s.match.to_move != s.seat):
         return refusal(s.t, Refused.NOT_YET, card)

@@ -332,6 +332,11 @@ async def test_a_players_own_play_leaves_the_hand_to_the_next_change_and_a_tap_s
     assert answer.text == f"Not your turn yet — you played {played}." and not answer.alert
     now = [o for o in await core.storage.outbox.due(soon) if o.seat == seat]
     assert [o.priority for o in now] == [Priority.PRESSER]
+    again = await moves.toggle(core, tap)  # the same answer; the hand is owed once
+    assert again.text == answer.text
+    assert [o.version for o in await core.storage.outbox.due(soon) if o.seat == seat] == [
+        now[0].version
+    ]
     await settle(core)
     table = await reload(core, table)
     hand = messenger.messages[table.seats[seat].hand_message_id or 0].screen.text
