@@ -241,8 +241,10 @@ def _hands_after(
             # They just played, and their press's answer said what: their hand waits, and
             # merges with the next change of their cards (a trick's end: a draw) or their next
             # turn. A tap on it meanwhile is answered with their play, and shows the hand
-            # (``moves.toggle``).
-            wait = PLAYED_WAIT * core.settings.hand_interval
+            # (``moves.toggle``). Cards they got with it (a draw, the next deal) they have
+            # not been told of: those wait as any waiting player's do.
+            only_played = set(after[seat].cards) <= set(before[seat].cards)
+            wait = core.settings.hand_interval * (PLAYED_WAIT if only_played else 1.0)
             owed.append(hand(core, table, seat, Priority.WAITING, delay=wait))
         elif seat == change.actor or before[seat].to_move:
             # Their turn was played for them (a timer, a computer): at once when the budget

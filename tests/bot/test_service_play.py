@@ -346,3 +346,28 @@ async def test_a_players_own_play_leaves_the_hand_to_the_next_change_and_a_tap_s
         table, Op.TOGGLE, PEOPLE[seat], version=core.match_of(table).ply, arg=encode_card(card)
     )
     assert (await moves.toggle(core, fresh)).text == "Not your turn yet."
+
+
+async def test_a_play_that_brings_new_cards_shows_them_as_a_waiting_hand_would(
+    core: Core,
+) -> None:
+    core.settings = dataclasses.replace(core.settings, hand_interval=4.0)
+    table = await seat_four(core)  # street: a trick's end draws from the stock
+    waits: list[float] = []
+    for _ in range(8):
+        match = core.match_of(table)
+        seat = to_move(core, table)
+        action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+        before = match.view(seat).hand
+        cb = press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=encode_action(action))
+        assert (await moves.act(core, cb)).text.startswith("Played: ")
+        table = await reload(core, table)
+        after = core.match_of(table)
+        owed = await core.storage.outbox.due(time.time() + 60)
+        row = next(o for o in owed if o.kind is OutboxKind.HAND and o.seat == seat)
+        if after.to_move != seat:
+            drew = not set(after.view(seat).hand) <= set(before)
+            waits.append(row.not_before - time.time())
+            assert waits[-1] == pytest.approx(4.0 if drew else 12.0, abs=1.0)
+        await settle(core)
+    assert waits and any(w < 6 for w in waits) and any(w > 6 for w in waits)
