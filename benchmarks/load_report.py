@@ -17,6 +17,7 @@ from fakebot.limits import TelegramLimits
 from fakebot.server import FakeTelegram
 
 from benchmarks.load_people import MATCH_OVER, TableRun, is_hand_version, played
+from benchmarks.load_reasons import reasons
 
 __all__ = ["Figures", "measure", "percentile", "render", "summary"]
 
@@ -68,6 +69,8 @@ class Figures:
     tricks_never_shown: int = 0
     tables_tricks_timely: int = 0  # tables whose group showed every trick's end within 5 s
     tables_with_tricks: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)  # calls by what they showed
+    reason_samples: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
 
     @property
     def cards_per_second(self) -> float:
@@ -118,6 +121,13 @@ def measure(
                 figures.group_calls[call.method] += 1
             if call.status == 429:
                 figures.refused_calls[call.method] += 1
+    figures.reasons = reasons(
+        fake.calls,
+        limits,
+        inside,
+        lambda text: DEAL_POST.search(text) is not None,
+        figures.reason_samples,
+    )
     for hit in fake.rate_limit_hits:
         if inside(call_time.get(hit.seq)):
             figures.hits_by_scope[hit.scope] += 1
@@ -345,6 +355,8 @@ def summary(figures: Figures, header: Sequence[tuple[str, str]]) -> dict[str, ob
         "cards_per_second": f.cards_per_second,
         "limited_calls": dict(f.limited_calls),
         "limited_calls_to_groups": dict(f.group_calls),
+        "calls_by_reason": dict(f.reasons),
+        "calls_by_reason_samples": f.reason_samples,
         "limited_calls_per_card": f.per_card(sum(f.limited_calls.values())),
         "refused_calls": dict(f.refused_calls),
         "turn_lag": spread(f.turn_lags),
@@ -435,6 +447,9 @@ def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
             f"{group:>7}{refused:>6}"
         )
     lines.append(f"  per card by kind: {_by_kind(f)}")
+    lines.append("  per card by reason:")
+    for reason, count in f.reasons.most_common():
+        lines.append(f"    {reason:<40}{count:>7}{_num(f.per_card(count)):>8}")
     lines += ["", "Latency                      p50        p95        p99        max"]
     for label, values in (
         ("turn lag (play -> turn)", f.turn_lags),

@@ -211,7 +211,7 @@ class Config:
     )
     table_interval: float = setting(
         "KOZEL_TABLE_INTERVAL",
-        1.0,
+        3.0,
         "seconds a group's table waits for more changes before an edit",
         at_least=0,
     )

@@ -106,8 +106,11 @@ class Budget:
         """Several workers send for one bot: each keeps to its part of the bot's limit (a
         chat's own limit stays whole: one worker at a time sends to a chat)."""
         workers = max(1, workers)
-        self._overall.count = max(1, self.limits.overall[0] // workers)
-        self._pace.count = max(1, -(-self.limits.pace[0] // workers))
+        # Rounded down, with two calls a second less for each other worker: calls of
+        # several processes reach Telegram less evenly than one's (each is paced alone).
+        overall = self.limits.overall[0] - 2 * (workers - 1)
+        self._overall.count = max(1, overall // workers)
+        self._pace.count = max(1, self.limits.pace[0] // workers)
 
     def overall_ready_at(self) -> float:
         """When the whole bot may make one more call."""
@@ -144,15 +147,17 @@ class Budget:
             return 0
         return min(self._overall.room(now), self._pace.room(now))
 
-    def block(self, chat_id: int | None, seconds: float) -> None:
+    def block(self, chat_id: int | None, seconds: float) -> int | None:
         """Telegram said "retry after": nothing more to that chat until then. The answer does
         not say which limit it was: when the chat had calls to spare, it was the bot's own
-        limit, and nothing goes to any chat until then."""
+        limit, and nothing goes to any chat until then. Returns the chat blocked (None:
+        every chat)."""
         now = self.clock()
         until = now + seconds
         if chat_id is not None and self._window(chat_id).has_room(now, spare=2):
             chat_id = None
         self._blocked[chat_id] = max(until, self._blocked.get(chat_id, 0.0))
+        return chat_id
 
     def forget_idle(self) -> None:
         """Drop the windows of chats with no recent call (memory stays bounded)."""
@@ -161,6 +166,13 @@ class Budget:
             del self._chats[chat_id]
         for key in [c for c, until in self._blocked.items() if until <= now]:
             del self._blocked[key]
+
+    def counts(self, chat_id: int) -> bool:
+        """Whether calls to ``chat_id`` still count in its window (or a 429 blocks it)."""
+        now = self.clock()
+        window = self._chats.get(chat_id)
+        busy = window is not None and not window.is_idle(now)
+        return busy or self._blocked.get(chat_id, now) > now
 
     def tracked(self) -> int:
         return len(self._chats) + len(self._blocked)

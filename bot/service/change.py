@@ -13,3 +13,4 @@ class Change:
     events: Sequence[Event] = ()  # what the engine said (deal and match ends)
     actor: int | None = None  # the seat that moved, if a seat did
     started: bool = False  # the match has just begun
+    answered: bool = False  # the actor pressed for it: their press's answer said the play

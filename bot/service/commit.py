@@ -50,7 +50,8 @@ async def commit(
         table.status = TableStatus.FINISHED
         table.finished_at = time.time()
         finished = match_record(table, match)
-    owed = await feed.after_change(core, table, match, Change(events, actor=action.seat), before)
+    change = Change(events, actor=action.seat, answered=by is Actor.PERSON)
+    owed = await feed.after_change(core, table, match, change, before)
     timers = turns.timer_rows(core, table, match)
     # The match record (the ladder's input) is written in the same transaction as the move.
     await core.storage.tables.save(

@@ -72,6 +72,12 @@ class Core:
         # Messages whose last edit failed on the way (a timeout): Telegram may still carry it
         # out late, over a later edit of the same message (message -> when it failed).
         self.unsure: LRU[tuple[int, int], float] = LRU(SHOWN_KEPT)
+        # When each person last pressed a hand, also presses answered without a write (a
+        # tap while another plays): a player fidgeting meanwhile needs no sound on their turn.
+        self.pressed: LRU[int, float] = LRU(SHOWN_KEPT)
+        # Hands owed again because a tap found them showing a turn already played, by (table,
+        # seat) -> the ply they show: further taps on the same hand need no further write.
+        self.reshown: LRU[tuple[int, int], int] = LRU(SHOWN_KEPT)
         # Loading a match replays its record; the newest ones are kept, keyed by state.
         self._matches: LRU[int, tuple[dict[str, Any], Match]] = LRU(MATCHES_KEPT)
 

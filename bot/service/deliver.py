@@ -219,8 +219,10 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
     my_turn = view.to_move == seat and not record.away and table.status == TableStatus.PLAYING
     # A player watching the Mini App hears their turn there (a cue in the page): no new message.
     renew = item.renew and my_turn and not core.live.is_watched(table_id, seat)
+    # The match's first hand rings (``feed``): the start is news, and their first turn is not.
+    notify = renew or (item.notify and record.hand_message_id is None)
     try:
-        sent = await _show(core, chat, record.hand_message_id, screen, renew, notify=renew)
+        sent = await _show(core, chat, record.hand_message_id, screen, renew, notify=notify)
     except Unreachable:
         await _unreachable(core, table_id, seat)
         return []

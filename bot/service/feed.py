@@ -30,6 +30,10 @@ from .change import Change
 from .core import Core
 from .people import chat_t, seat_infos
 
+# How many ``hand_interval``s the hand of a player who has just played waits at most for its
+# next change (about a trick at a human pace): one edit instead of two.
+PLAYED_WAIT = 3.0
+
 
 def join_link(core: Core, table_id: int) -> str:
     return f"https://t.me/{core.settings.bot_username}?start=j{table_id}"
@@ -92,9 +96,10 @@ def hand(
     *,
     renew: bool = False,
     delay: float | None = None,
+    notify: bool = False,
 ) -> Owed:
     """A seat's hand; a waiting player's waits ``hand_interval`` for more changes (unless
-    ``delay`` says otherwise)."""
+    ``delay`` says otherwise). ``notify``: its first message comes with a sound."""
     if delay is None:
         delay = core.settings.hand_interval if priority == Priority.WAITING else 0.0
     chat_id = table.seats[seat].user_id
@@ -106,6 +111,7 @@ def hand(
         table.id,
         seat,
         renew=renew,
+        notify=notify,
         not_before=time.time() + delay,
     )
 
@@ -217,17 +223,32 @@ def _hands_after(
         seat = record.seat
         if record.user_id is None:
             continue
-        if seat == to_move:
+        if change.started:
+            # The match begins: every hand is a new message, with a sound (the start also
+            # counts as their last press: the first turn needs no second sound).
+            priority = Priority.TURN if seat == to_move else Priority.PRESSER
+            owed.append(hand(core, table, seat, priority, notify=not record.away))
+        elif seat == to_move:
             # A player who has not pressed for a while gets their hand anew, with a sound.
             asked = change.actor != seat or change.started
-            idle = record.active_at is None or now - record.active_at > core.settings.active_for
+            pressed = max(record.active_at or 0.0, core.pressed.peek(record.user_id) or 0.0)
+            idle = now - pressed > core.settings.active_for
             renew = asked and idle and not record.away
             owed.append(hand(core, table, seat, Priority.TURN, renew=renew))
         elif match.is_over or before is None:
             owed.append(hand(core, table, seat, Priority.PRESSER))
+        elif seat == change.actor and change.answered:
+            # They just played, and their press's answer said what: their hand waits, and
+            # merges with the next change of their cards (a trick's end: a draw) or their next
+            # turn. A tap on it meanwhile is answered with their play, and shows the hand
+            # (``moves.toggle``). Cards they got with it (a draw, the next deal) they have
+            # not been told of: those wait as any waiting player's do.
+            only_played = set(after[seat].cards) <= set(before[seat].cards)
+            wait = core.settings.hand_interval * (PLAYED_WAIT if only_played else 1.0)
+            owed.append(hand(core, table, seat, Priority.WAITING, delay=wait))
         elif seat == change.actor or before[seat].to_move:
-            # They just played (the answer said so): their hand shows it at once when the
-            # budget allows, else it waits behind the turns, trick ends and the group.
+            # Their turn was played for them (a timer, a computer): at once when the budget
+            # allows, else it waits behind the turns, trick ends and the group.
             owed.append(hand(core, table, seat, Priority.WAITING, delay=0.0))
         elif before[seat] != after[seat]:
             owed.append(hand(core, table, seat, Priority.WAITING))

@@ -311,6 +311,10 @@ async def start(core: Core, lobby: Lobby) -> Reply:
     # once it arrives (``deliver._lobby``).
     table.table_message_id, table.lobby_message_id = table.lobby_message_id, None
     await turns.plan_deadlines(core, table, match)
+    now = time.time()
+    for seat in table.seats:
+        if seat.user_id is not None:
+            seat.active_at = now  # their hand rings now: no second sound on the first turn
     entry = LogEntry(LogKind.START, 0, None, table.variant, by=Actor.PERSON)
     started = Change(started=True)
     # Its expiry is stored with it: from now on, a match nobody plays.

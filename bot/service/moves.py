@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
+from kozel_rules.action import Action
 from kozel_rules.card import Card
 
 from ..callback import CallbackDataError, decode_action, decode_card
@@ -47,6 +48,7 @@ def seated(*, any_ply: bool = False, when_away: bool = False) -> Callable[[SeatC
     def wrap(case: SeatCase) -> PressCase:
         @retry_stale  # another worker moved the table on: the press is judged again
         async def run(core: Core, press: Press) -> Reply:
+            core.pressed.put(press.person.user_id, time.time())
             t = user_t(await remember(core, press.person, private=True))
             ply = None if any_ply else press.cb.version
             async with core.table_lock(press.cb.table):
@@ -116,6 +118,14 @@ async def toggle(core: Core, s: Seat) -> Reply:
     record = s.table.seats[s.seat]
     tapped = tap(s.match, s.seat, [Card.parse(c) for c in record.selection], card)
     stale = s.press.cb.version != s.match.ply
+    if stale and s.match.to_move != s.seat and (mine := _played_since(s)) is not None:
+        # Their hand still shows the turn they have played (its edit waits for the next
+        # change): the answer says the play, and the hand is shown now (owed once).
+        key = (s.table.id, s.seat)
+        if core.reshown.peek(key) != s.press.cb.version:
+            core.reshown.put(key, s.press.cb.version)
+            await feed.owe(core, [feed.hand(core, s.table, s.seat, Priority.PRESSER)])
+        return played_already(s.t, mine)
     if tapped.refused is Refused.NOT_YET or (stale and s.match.to_move != s.seat):
         return refusal(s.t, Refused.NOT_YET, card)
     if stale:
@@ -128,6 +138,23 @@ async def toggle(core: Core, s: Seat) -> Reply:
     record.selection = [str(c) for c in tapped.chosen]
     await _save_selection(core, s)
     return selected(s.t, tapped.chosen)
+
+
+def _played_since(s: Seat) -> list[Card] | None:
+    """The cards of the seat's last play since the ply its hand was drawn at, if any."""
+    history = s.match.history
+    for text in reversed(history[max(0, s.press.cb.version) :]):
+        action = Action.parse(text)
+        if action.seat == s.seat and action.cards:
+            return list(action.cards)
+    return None
+
+
+def played_already(t: Translator, cards: Sequence[Card]) -> Reply:
+    """A tap on a hand that still shows the turn its player has played."""
+    # TRANSLATORS: the answer to a tap on a hand that still shows the player's turn after
+    # they played; {cards} is what they played, such as "9♠ K♠".
+    return Reply(t._("Not your turn yet — you played {cards}.", cards=cards_text(t, cards)))
 
 
 def selected(t: Translator, chosen: Sequence[Card]) -> Reply:

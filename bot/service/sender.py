@@ -37,6 +37,9 @@ def backoff(attempts: int) -> float:
 
 
 CLAIM_PREFIX = "chat:"
+# A 429 of the bot's own limit, told to the other workers: they wait it out too (the limit is
+# the token's, whichever process met it). A lease that every worker takes as the same holder.
+RETRY_AFTER = "telegram:retry-after"
 
 
 class Sender:
@@ -81,6 +84,8 @@ class Sender:
         now_wall = time.time()
         self._finished.clear()
         due, held, later = await self.core.storage.outbox.look(now_wall)
+        if self.holder is not None:
+            await self._heed_retry_after(now_wall)
         await self._claim(heads(due, held, now=now_wall), now_wall)
         # No await from here to the end of the loop: the filter stays true while we start.
         due = [item for item in due if item.chat_id not in self._finished and self._holds(item)]
@@ -121,6 +126,16 @@ class Sender:
             wait = min(wait, SHARED_POLL)  # other workers' commits do not wake this one
         return max(wait, 0.0)
 
+    async def _heed_retry_after(self, now: float) -> None:
+        """Wait out a 429 of the bot's own limit that another worker met."""
+        told = await self.core.storage.leases.holder(RETRY_AFTER)
+        if told is not None and told[1] > now:
+            self.core.budget.block(None, told[1] - now)
+
+    async def _tell_retry_after(self, seconds: float) -> None:
+        with contextlib.suppress(StorageUnavailable):
+            await self.core.storage.leases.take(RETRY_AFTER, RETRY_AFTER, seconds)
+
     def _holds(self, item: Owed) -> bool:
         return self.holder is None or self._claims.get(item.chat_id, 0.0) > time.time()
 
@@ -135,6 +150,14 @@ class Sender:
             item.chat_id
             for item in first[: 4 * MAX_IN_FLIGHT]
             if self._claims.get(item.chat_id, 0.0) < renew_by
+        }
+        # A chat stays this worker's while its calls still count in the chat's window (a
+        # group's is a minute, longer than a claim): another worker taking it over would not
+        # know them, and could spend the group's share twice (Telegram's 429).
+        wanted |= {
+            chat_id
+            for chat_id, until in self._claims.items()
+            if until < renew_by and self.core.budget.counts(chat_id)
         }
         if not wanted:
             return
@@ -173,7 +196,8 @@ class Sender:
             extra = await deliver(self.core, item)
         except RetryLater as err:
             OUTBOX_SENT.labels("retried").inc()
-            self.core.budget.block(item.chat_id, err.seconds)
+            if self.core.budget.block(item.chat_id, err.seconds) is None and self.holder:
+                await self._tell_retry_after(err.seconds)
             later = time.time() + err.seconds
             return lambda: outbox.retry(item, later, attempt=False)
         except Transient as err:

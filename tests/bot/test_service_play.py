@@ -4,6 +4,7 @@ the bot cannot reach, and a restart — the paths the e2e suite also walks, here
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 
 import pytest
@@ -300,3 +301,73 @@ async def test_a_trick_end_is_owed_to_the_group_at_once_and_first(core: Core) ->
         await settle(core)
     else:
         pytest.fail("no trick ended in 12 plays")
+
+
+async def test_a_players_own_play_leaves_the_hand_to_the_next_change_and_a_tap_shows_it(
+    core: Core, messenger: FakeMessenger
+) -> None:
+    core.settings = dataclasses.replace(core.settings, hand_interval=4.0)
+    table = await seat_four(core)
+    match = core.match_of(table)
+    seat = to_move(core, table)
+    lead = next(a for a in match.legal_actions(seat) if a.verb is Verb.LEAD)
+    shown_at = match.ply
+    answer = await moves.act(
+        core, press(table, Op.ACT, PEOPLE[seat], version=shown_at, arg=encode_action(lead))
+    )
+    assert answer.text.startswith("Played: ")
+    # Their answer said the play: their hand's edit waits (for a draw, or their next turn).
+    soon = time.time() + 1.0
+    hands = [o.seat for o in await core.storage.outbox.due(soon) if o.kind is OutboxKind.HAND]
+    assert hands == [(seat + 1) % 4]
+    later = await core.storage.outbox.due(time.time() + 60)
+    mine = [o for o in later if o.kind is OutboxKind.HAND and o.seat == seat]
+    assert [o.priority for o in mine] == [Priority.WAITING]
+
+    # A tap on that hand (still drawn at the turn they played) says the play and shows it.
+    card = next(c for c in match.view(seat).hand if c not in lead.cards)
+    tap = press(table, Op.TOGGLE, PEOPLE[seat], version=shown_at, arg=encode_card(card))
+    answer = await moves.toggle(core, tap)
+    played = " ".join(str(c) for c in lead.cards)
+    assert answer.text == f"Not your turn yet — you played {played}." and not answer.alert
+    now = [o for o in await core.storage.outbox.due(soon) if o.seat == seat]
+    assert [o.priority for o in now] == [Priority.PRESSER]
+    again = await moves.toggle(core, tap)  # the same answer; the hand is owed once
+    assert again.text == answer.text
+    assert [o.version for o in await core.storage.outbox.due(soon) if o.seat == seat] == [
+        now[0].version
+    ]
+    await settle(core)
+    table = await reload(core, table)
+    hand = messenger.messages[table.seats[seat].hand_message_id or 0].screen.text
+    assert "Waiting for the others" in hand and "👉" not in hand
+    # From the hand shown now, a tap is the usual "not your turn" (no write, no edit).
+    fresh = press(
+        table, Op.TOGGLE, PEOPLE[seat], version=core.match_of(table).ply, arg=encode_card(card)
+    )
+    assert (await moves.toggle(core, fresh)).text == "Not your turn yet."
+
+
+async def test_a_play_that_brings_new_cards_shows_them_as_a_waiting_hand_would(
+    core: Core,
+) -> None:
+    core.settings = dataclasses.replace(core.settings, hand_interval=4.0)
+    table = await seat_four(core)  # street: a trick's end draws from the stock
+    waits: list[float] = []
+    for _ in range(8):
+        match = core.match_of(table)
+        seat = to_move(core, table)
+        action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+        before = match.view(seat).hand
+        cb = press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=encode_action(action))
+        assert (await moves.act(core, cb)).text.startswith("Played: ")
+        table = await reload(core, table)
+        after = core.match_of(table)
+        owed = await core.storage.outbox.due(time.time() + 60)
+        row = next(o for o in owed if o.kind is OutboxKind.HAND and o.seat == seat)
+        if after.to_move != seat:
+            drew = not set(after.view(seat).hand) <= set(before)
+            waits.append(row.not_before - time.time())
+            assert waits[-1] == pytest.approx(4.0 if drew else 12.0, abs=1.0)
+        await settle(core)
+    assert waits and any(w < 6 for w in waits) and any(w > 6 for w in waits)

@@ -353,3 +353,40 @@ async def test_the_listener_hears_again_after_its_connection_is_cut(target: Targ
         listening.cancel()
         await one.close()
         await two.close()
+
+
+async def test_a_retry_after_of_the_bots_own_limit_holds_back_every_worker(
+    target: Target,
+) -> None:
+    async with two_workers(target) as (first, second, _):
+        assert second.core.budget.room() > 0
+        # The first worker met a 429 while the chat had calls to spare: the bot's own limit.
+        assert first.core.budget.block(GROUP.chat_id, 2.0) is None
+        await first.sender._tell_retry_after(2.0)
+        await second.sender.step()
+        assert second.core.budget.room() == 0
+        wait = second.core.budget.overall_ready_at() - second.core.budget.clock()
+        assert 1.0 < wait <= 2.0
+
+
+async def test_a_chat_stays_with_its_worker_while_its_calls_count_in_the_window(
+    target: Target,
+) -> None:
+    async with two_workers(target) as (first, second, _):
+        chat = GROUP.chat_id
+        name = f"chat:{chat}"
+        store = first.core.storage.leases
+        assert await store.take_many([name], "w1", CLAIM) == {name}
+        first.sender._claims[chat] = time.time() + CLAIM
+        first.core.budget.spend(chat)  # counts for a minute in a group's window
+        await asyncio.sleep(CLAIM * 0.6)
+        await first.sender._claim([], time.time())  # no row owed there: kept all the same
+        await asyncio.sleep(CLAIM * 0.6)
+        assert await second.core.storage.leases.take_many([name], "w2", CLAIM) == set()
+
+
+def test_workers_share_the_bots_limit_with_a_margin() -> None:
+    budget = Budget(Limits())
+    budget.share(2)
+    assert budget._overall.count * 2 <= Limits().overall[0] - 2
+    assert budget._pace.count * 2 <= Limits().pace[0]

@@ -363,6 +363,9 @@ async def test_a_watched_turn_is_told_in_the_page_not_by_a_new_message(
         await settle(core)
         return len(sent), any(m.notify for m in sent)
 
+    # The next player has not pressed for a while (the start counts as a press: its hands
+    # ring, and a first turn right after it needs no second sound).
+    core.settings = dataclasses.replace(core.settings, active_for=0.0)
     assert await next_turn(False) == (1, True)  # a new hand message, with a sound
     assert await next_turn(True) == (0, False)  # edited in place: the page cued the turn
 
