@@ -20,6 +20,7 @@ from ..storage import Priority
 from .ports import Messenger
 
 Clock = Callable[[], float]
+BUSY_SECONDS = 5.0  # how far back ``Budget.busy`` looks
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ class Budget:
         self._overall = Window(*self.limits.overall)
         self._pace = Window(*self.limits.pace)
         self._chats: dict[int, Window] = {}
+        self._recent = Window(1 << 30, BUSY_SECONDS)  # every call of the last few seconds
         self._blocked: dict[int | None, float] = {}  # chat (None: every chat) -> until
 
     def share(self, workers: int) -> None:
@@ -136,9 +138,18 @@ class Budget:
 
     def spend(self, chat_id: int) -> None:
         now = self.clock()
+        self._recent.spend(now)
         self._overall.spend(now)
         self._pace.spend(now)
         self._window(chat_id).spend(now)
+
+    def busy(self) -> bool:
+        """More than half of this worker's calls of the last few seconds are spent: edits
+        that may wait (a hand its player has just played from) wait and merge."""
+        now = self.clock()
+        used = self._recent.count - self._recent.room(now)
+        allowed = self._overall.count * BUSY_SECONDS / self._overall.seconds
+        return 2 * used > allowed
 
     def room(self) -> int:
         """Calls the whole bot may start now (the sender starts no more in one go)."""

@@ -31,7 +31,7 @@ from .core import Core
 from .people import chat_t, seat_infos
 
 # How many ``hand_interval``s the hand of a player who has just played waits at most for its
-# next change (about a trick at a human pace): one edit instead of two.
+# next change when the bot is busy (about a trick at a human pace): one edit instead of two.
 PLAYED_WAIT = 3.0
 
 
@@ -237,18 +237,20 @@ def _hands_after(
             owed.append(hand(core, table, seat, Priority.TURN, renew=renew))
         elif match.is_over or before is None:
             owed.append(hand(core, table, seat, Priority.PRESSER))
-        elif seat == change.actor and change.answered:
-            # They just played, and their press's answer said what: their hand waits, and
-            # merges with the next change of their cards (a trick's end: a draw) or their next
-            # turn. A tap on it meanwhile is answered with their play, and shows the hand
-            # (``moves.toggle``). Cards they got with it (a draw, the next deal) they have
-            # not been told of: those wait as any waiting player's do.
+        elif seat == change.actor and change.answered and core.budget.busy():
+            # They just played, and their press's answer said what; the bot is busy: their
+            # hand waits, and merges with the next change of their cards (a trick's end: a
+            # draw) or their next turn. A tap on it meanwhile is answered with their play, and
+            # shows the hand (``moves.toggle``). Cards they got with it (a draw, the next
+            # deal) they have not been told of: those wait as any waiting player's do. On a
+            # quiet evening the hand shows the play at once (below): no stale prompt.
             only_played = set(after[seat].cards) <= set(before[seat].cards)
             wait = core.settings.hand_interval * (PLAYED_WAIT if only_played else 1.0)
             owed.append(hand(core, table, seat, Priority.WAITING, delay=wait))
         elif seat == change.actor or before[seat].to_move:
-            # Their turn was played for them (a timer, a computer): at once when the budget
-            # allows, else it waits behind the turns, trick ends and the group.
+            # Their own play (the bot is not busy), or their turn played for them (a timer, a
+            # computer): at once when the budget allows, else behind the turns, trick ends and
+            # the group.
             owed.append(hand(core, table, seat, Priority.WAITING, delay=0.0))
         elif before[seat] != after[seat]:
             owed.append(hand(core, table, seat, Priority.WAITING))

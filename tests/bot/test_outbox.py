@@ -178,6 +178,19 @@ def test_the_budget_paces_a_burst_over_the_second() -> None:
     assert budget.room() == 7
 
 
+def test_the_budget_is_busy_while_more_than_half_its_last_seconds_are_spent() -> None:
+    now = [0.0]
+    budget = Budget(Limits.of(30, 20, 1), clock=lambda: now[0])  # 26 a second: 130 in 5 s
+    for call in range(65):  # 13 a second, half the budget: not busy yet
+        now[0] = call / 13
+        budget.spend(call)
+    assert not budget.busy()
+    budget.spend(1000)
+    assert budget.busy()
+    now[0] += 5.0  # those calls are past
+    assert not budget.busy()
+
+
 async def test_the_sender_starts_no_more_calls_than_the_budget_holds_the_most_felt_first(
     tmp_path: Path,
 ) -> None:

@@ -303,9 +303,25 @@ async def test_a_trick_end_is_owed_to_the_group_at_once_and_first(core: Core) ->
         pytest.fail("no trick ended in 12 plays")
 
 
-async def test_a_players_own_play_leaves_the_hand_to_the_next_change_and_a_tap_shows_it(
-    core: Core, messenger: FakeMessenger
+async def test_on_a_quiet_evening_a_players_own_play_shows_in_their_hand_at_once(
+    core: Core,
 ) -> None:
+    core.settings = dataclasses.replace(core.settings, hand_interval=4.0)
+    table = await seat_four(core)
+    match = core.match_of(table)
+    seat = to_move(core, table)
+    lead = next(a for a in match.legal_actions(seat) if a.verb is Verb.LEAD)
+    cb = press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=encode_action(lead))
+    assert (await moves.act(core, cb)).text.startswith("Played: ")
+    soon = time.time() + 1.0
+    hands = [o.seat for o in await core.storage.outbox.due(soon) if o.kind is OutboxKind.HAND]
+    assert sorted(hands) == sorted([seat, (seat + 1) % 4])  # no prompt left over from the turn
+
+
+async def test_a_players_own_play_leaves_the_hand_to_the_next_change_and_a_tap_shows_it(
+    core: Core, messenger: FakeMessenger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(core.budget, "busy", lambda: True)  # a busy evening
     core.settings = dataclasses.replace(core.settings, hand_interval=4.0)
     table = await seat_four(core)
     match = core.match_of(table)
@@ -349,8 +365,9 @@ async def test_a_players_own_play_leaves_the_hand_to_the_next_change_and_a_tap_s
 
 
 async def test_a_play_that_brings_new_cards_shows_them_as_a_waiting_hand_would(
-    core: Core,
+    core: Core, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(core.budget, "busy", lambda: True)  # a busy evening
     core.settings = dataclasses.replace(core.settings, hand_interval=4.0)
     table = await seat_four(core)  # street: a trick's end draws from the stock
     waits: list[float] = []
