@@ -325,7 +325,7 @@ class DealsResult:
         out = [
             f"{what}: first deals of {n} sequences, every seating ({len(self.deals)} deals)",
             f"  A's match win chance after the deal, less an equal share: {v:+.4f} "
-            f"(SE {v_se:.4f}, z {v / v_se if v_se else 0.0:+.2f})",
+            f"(SE {v_se:.4f}, z {v / v_se if v_se > 1e-9 else 0.0:+.2f})",
             f"  A's card-point margin: {c:+.2f} (SE {c_se:.2f}); deals won by A: {w:.1%} "
             f"(SE {w_se:.1%})",
         ]

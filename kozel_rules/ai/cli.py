@@ -44,9 +44,7 @@ def run_arena_command(args: argparse.Namespace) -> int:
     b = Contestant(args.b, args.b_budget or args.budget)
     start = time.perf_counter()
     if args.deals is not None:
-        deals = run_deals(
-            args.variant, players, a, b, args.deals, seed=args.seed, jobs=args.jobs
-        )
+        deals = run_deals(args.variant, players, a, b, args.deals, seed=args.seed, jobs=args.jobs)
         for line in deals.lines():
             print(line)
         print(f"  ({time.perf_counter() - start:.0f} s)")
