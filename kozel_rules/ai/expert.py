@@ -39,7 +39,6 @@ from .search import Budget, Scorer
 from .solve import Solver, solvable
 from .trace import DealTrace
 
-
 PRUNE_AFTER = 6
 PRUNE_EVERY = 3
 PRUNE_Z = 2.0
