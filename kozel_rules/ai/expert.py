@@ -60,6 +60,7 @@ class Settings:
     restart: int = RESTART  # worlds of a chain between its restarts
     playout_eps: float = 0.0  # chance of a random legal action at each step of a playout
     prune_z: float = PRUNE_Z  # drop a candidate this many paired SE below the best
+    cp_scale: float = 1.0  # the card-point margin's weight, relative to strong's
 
 
 DEFAULT_BUDGET = Budget(work=30000)
@@ -196,6 +197,7 @@ def search(
     side = st0.side_of[obs.seat]
     fallback = basic_policy(st0, legal)
     score = Scorer(st0, side)
+    score.cp_weight *= settings.cp_scale
     worlds = _Worlds(obs, trace, settings)
     deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
     n = len(legal)
