@@ -6,8 +6,9 @@ For a decision of ``seat`` with more than one legal action:
    seat saw this deal and weighted by how likely the others' plays were in it
    (:mod:`.infer`: known cards held when played, voids, exchanges, the trump card's drawer,
    face-down cards and the ``basic`` behaviour model for every play of the others). Without
-   the deal's history (:func:`expert_choice` called with ``trace=None``) the worlds are the
-   ``strong`` level's uniform samples.
+   the deal's history (:func:`expert_choice` called with ``trace=None``), and in ziege
+   (where the inferred worlds measured worse), the worlds are the ``strong`` level's
+   uniform samples.
 2. **Values.** In each world every remaining candidate is tried. Once the stock is empty
    and few cards are left (two sides still in), the rest of the deal is solved exactly by
    alpha-beta (:mod:`.solve`); otherwise it is played out with the ``basic`` policy for
@@ -61,6 +62,7 @@ class Settings:
     playout_eps: float = 0.0  # chance of a random legal action at each step of a playout
     prune_z: float = PRUNE_Z  # drop a candidate this many paired SE below the best
     cp_scale: float = 1.0  # the card-point margin's weight, relative to strong's
+    follow_inference: bool = False  # infer worlds in ziege too (measured worse: off)
 
 
 DEFAULT_BUDGET = Budget(work=30000)
@@ -84,7 +86,10 @@ class _Worlds:
         self.obs = obs
         self.sampler = None
         self.cost = 4
-        if trace is not None and settings.inference:
+        # ziege (the follow-suit variant): the inferred worlds measured worse than uniform
+        # ones against strong (kozel_rules/README.md), so there the worlds stay uniform
+        infer = settings.inference and (settings.follow_inference or not obs._state.tables.follow)
+        if trace is not None and infer:
             self.sampler = WorldSampler(
                 trace,
                 obs._state,

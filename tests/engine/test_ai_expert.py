@@ -399,6 +399,22 @@ def test_expert_settings_for_experiments_stay_legal_and_deterministic(settings: 
         assert expert_choice(obs, trace, random.Random(5), SMALL, settings) == a
 
 
+def test_expert_in_ziege_searches_uniform_worlds() -> None:
+    # measured: in ziege the inferred worlds played worse than uniform ones against strong
+    checked = 0
+    for m, _ in random_positions("ziege", 4, 6, seed=13):
+        seat = m.to_move
+        assert seat is not None
+        obs = Observation.of(m, seat)
+        if len(obs.legal()) < 2:
+            continue
+        trace = deal_trace(m, seat)
+        a = expert_choice(obs, trace, random.Random(6), SMALL, Settings())
+        assert a == expert_choice(obs, None, random.Random(6), SMALL, Settings())
+        checked += 1
+    assert checked >= 2
+
+
 def test_coach_names_a_blunder_and_the_better_play() -> None:
     """ziege: an opponent's Q♣ lies in the trick and seat 2 holds the 7♣ but plays a low
     card: the coach names that play, the 7♣, and the deal it would have won."""
