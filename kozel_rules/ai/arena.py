@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from ..match import Match
 from . import choose, interrupt
 from .search import Budget
+from .value import after_deal
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -167,15 +168,16 @@ def play_match(
     times: list[list[float]] | None = None,
     cpu: list[list[float]] | None = None,
     max_actions: int = 100_000,
+    deals: int | None = None,
 ) -> Match:
-    """Play one whole match, ``seats[s]`` playing seat ``s``; returns the finished match.
-    ``times[s]`` collects the seconds each of seat ``s``'s moves took, ``cpu[s]`` the CPU
-    seconds."""
+    """Play one whole match, ``seats[s]`` playing seat ``s``; returns the finished match (or,
+    with ``deals``, the match once that many deals are over). ``times[s]`` collects the
+    seconds each of seat ``s``'s moves took, ``cpu[s]`` the CPU seconds."""
     m = Match.new(variant, players=players, seed=seed)
     rngs = [random.Random(f"{seed}/seat{s}/{seats[s]}") for s in range(players)]
     clock = time.perf_counter
     for _ in range(max_actions):
-        if m.is_over:
+        if m.is_over or (deals is not None and len(m.deal_results) >= deals):
             return m
         mover = m.to_move
         assert mover is not None
@@ -272,14 +274,142 @@ def run_arena(
     return result
 
 
+@dataclass(frozen=True)
+class DealRecord:
+    """One first deal of the quick measure (``run_deals``): A's side's outcome."""
+
+    seed: str
+    rotation: int
+    value: float  # A's chance to win the match after the deal (value.py), less an equal share
+    card_margin: float  # A's card points less the others' mean
+    won: bool  # A got no defeat points and another side some
+
+
+@dataclass
+class DealsResult:
+    """The quick paired measure: the first deal of many deal sequences, each played in every
+    seating. A sequence's statistic is the mean over its seatings (the cards' luck cancels),
+    so the standard errors are over independent sequences."""
+
+    variant: str
+    players: int
+    a: Contestant
+    b: Contestant
+    deals: list[DealRecord] = field(default_factory=list)
+    cpu: dict[str, list[float]] = field(default_factory=dict)
+
+    def _per_sequence(self, what: Callable[[DealRecord], float]) -> list[float]:
+        by: dict[str, list[float]] = {}
+        for d in self.deals:
+            by.setdefault(d.seed, []).append(what(d))
+        return [sum(v) / len(v) for v in by.values()]
+
+    def estimate(self, what: Callable[[DealRecord], float]) -> tuple[float, float]:
+        """The mean of a per-deal statistic over the sequences and its standard error."""
+        xs = self._per_sequence(what)
+        n = len(xs)
+        if n == 0:
+            return (0.0, 0.0)
+        mean = sum(xs) / n
+        if n < 2:
+            return (mean, 0.0)
+        var = sum((x - mean) ** 2 for x in xs) / (n - 1)
+        return (mean, math.sqrt(var / n))
+
+    def lines(self) -> list[str]:
+        n = len(self._per_sequence(lambda d: 0.0))
+        what = f"{self.variant} {self.players}p: A={self.a} vs B={self.b}"
+        v, v_se = self.estimate(lambda d: d.value)
+        c, c_se = self.estimate(lambda d: d.card_margin)
+        w, w_se = self.estimate(lambda d: float(d.won))
+        out = [
+            f"{what}: first deals of {n} sequences, every seating ({len(self.deals)} deals)",
+            f"  A's match win chance after the deal, less an equal share: {v:+.4f} "
+            f"(SE {v_se:.4f}, z {v / v_se if v_se > 1e-9 else 0.0:+.2f})",
+            f"  A's card-point margin: {c:+.2f} (SE {c_se:.2f}); deals won by A: {w:.1%} "
+            f"(SE {w_se:.1%})",
+        ]
+        for kind, who in (("A", self.a), ("B", self.b)):
+            t = self.cpu.get(kind, [])
+            if t:
+                out.append(
+                    f"  CPU time {kind}={who}: median {statistics.median(t) * 1000:.1f} ms, "
+                    f"p95 {percentile(t, 0.95) * 1000:.1f} ms, max {max(t) * 1000:.1f} ms "
+                    f"({len(t)} moves)"
+                )
+        return out
+
+
+def _play_deal(
+    task: tuple[str, int, Contestant, Contestant, str, int],
+) -> tuple[DealRecord, list[float], list[float]]:
+    """The first deal of one deal sequence in one seating: A's outcome and CPU times."""
+    variant, players, a, b, seed, rotation = task
+    kinds = seat_kinds(players, rotation)
+    cpu: list[list[float]] = [[] for _ in range(players)]
+    seats = [a if k == "A" else b for k in kinds]
+    m = play_match(variant, players, seats, seed, cpu=cpu, deals=1)
+    res = m.deal_results[0]
+    side = m.side_of(kinds.index("A"))
+    sides = m.sides
+    chances = after_deal(variant, players, (0,) * sides, res.defeat_points)
+    others = [x for x in range(sides) if x != side]
+    cp = res.card_points
+    record = DealRecord(
+        seed=seed,
+        rotation=rotation,
+        value=chances[side] - 1.0 / sides,
+        card_margin=cp[side] - sum(cp[x] for x in others) / len(others),
+        won=res.defeat_points[side] == 0 and any(res.defeat_points[x] > 0 for x in others),
+    )
+
+    def of(kind: str) -> list[float]:
+        return [t for s in range(players) if kinds[s] == kind for t in cpu[s]]
+
+    return record, of("A"), of("B")
+
+
+def run_deals(
+    variant: str,
+    players: int,
+    a: Contestant,
+    b: Contestant,
+    sequences: int,
+    *,
+    seed: int | str = 0,
+    jobs: int = 1,
+) -> DealsResult:
+    """The quick measure: the first deal of ``sequences`` deal sequences, each in every
+    seating, in ``jobs`` worker processes (the same results as one)."""
+    result = DealsResult(variant, players, a, b, cpu={"A": [], "B": []})
+    tasks = [
+        (variant, players, a, b, f"deals/{seed}/{i}", r)
+        for i in range(sequences)
+        for r in range(rotations(players))
+    ]
+    if jobs <= 1:
+        got = [_play_deal(t) for t in tasks]
+    else:
+        with ProcessPoolExecutor(jobs) as pool:
+            got = list(pool.map(_play_deal, tasks))
+    for record, ca, cb in got:
+        result.deals.append(record)
+        result.cpu["A"] += ca
+        result.cpu["B"] += cb
+    return result
+
+
 __all__ = [
     "ArenaResult",
     "Contestant",
+    "DealRecord",
+    "DealsResult",
     "MatchRecord",
     "percentile",
     "play_match",
     "rotations",
     "run_arena",
+    "run_deals",
     "seat_kinds",
     "wilson",
 ]

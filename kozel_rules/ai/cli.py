@@ -14,7 +14,7 @@ import time
 from ..match import Match
 from ..variant import VARIANTS, get_variant
 from . import LEVELS
-from .arena import ArenaResult, Contestant, run_arena
+from .arena import ArenaResult, Contestant, run_arena, run_deals
 from .play import TextGame
 from .search import Budget
 
@@ -43,6 +43,12 @@ def run_arena_command(args: argparse.Namespace) -> int:
     a = Contestant(args.a, args.a_budget or args.budget)
     b = Contestant(args.b, args.b_budget or args.budget)
     start = time.perf_counter()
+    if args.deals is not None:
+        deals = run_deals(args.variant, players, a, b, args.deals, seed=args.seed, jobs=args.jobs)
+        for line in deals.lines():
+            print(line)
+        print(f"  ({time.perf_counter() - start:.0f} s)")
+        return 0
 
     def progress(r: ArenaResult) -> None:
         if args.progress:
@@ -104,6 +110,13 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     ap.add_argument("--a-budget", type=_budget, help="budget of A only")
     ap.add_argument("--b-budget", type=_budget, help="budget of B only")
+    ap.add_argument(
+        "--deals",
+        type=int,
+        help="the quick paired measure instead of matches: the first deal of this many deal "
+        "sequences, each in every seating; prints A's mean match win chance after the deal "
+        "(less an equal share), card-point margin and deals won, with standard errors",
+    )
     ap.add_argument("--progress", action="store_true", help="progress lines on stderr")
     ap.add_argument(
         "--jobs", type=int, default=1, help="worker processes (default 1; results are the same)"

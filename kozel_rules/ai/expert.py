@@ -6,8 +6,9 @@ For a decision of ``seat`` with more than one legal action:
    seat saw this deal and weighted by how likely the others' plays were in it
    (:mod:`.infer`: known cards held when played, voids, exchanges, the trump card's drawer,
    face-down cards and the ``basic`` behaviour model for every play of the others). Without
-   the deal's history (:func:`expert_choice` called with ``trace=None``) the worlds are the
-   ``strong`` level's uniform samples.
+   the deal's history (:func:`expert_choice` called with ``trace=None``), and in ziege
+   (where the inferred worlds measured worse), the worlds are the ``strong`` level's
+   uniform samples.
 2. **Values.** In each world every remaining candidate is tried. Once the stock is empty
    and few cards are left (two sides still in), the rest of the deal is solved exactly by
    alpha-beta (:mod:`.solve`); otherwise it is played out with the ``basic`` policy for
@@ -33,11 +34,15 @@ from dataclasses import dataclass
 
 from ..state import OVER, CAction, GameState
 from .basic import basic_policy
-from .infer import EPS, STEPS, TAU, WorldSampler
+from .infer import EPS, RESTART, STEPS, TAU, WorldSampler
 from .observation import Observation
 from .search import Budget, Scorer
 from .solve import Solver, solvable
 from .trace import DealTrace
+
+PRUNE_AFTER = 6
+PRUNE_EVERY = 3
+PRUNE_Z = 2.0
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,12 @@ class Settings:
     tau: float = TAU  # how hard the behaviour model weighs (1: fully)
     inference: bool = True  # use the deal's history (else uniform worlds)
     keep_z: float = 0.0  # keep the ``basic`` choice unless the best is this many SE better
+    steps: int = STEPS  # chain moves between two worlds
+    restart: int = RESTART  # worlds of a chain between its restarts
+    playout_eps: float = 0.0  # chance of a random legal action at each step of a playout
+    prune_z: float = PRUNE_Z  # drop a candidate this many paired SE below the best
+    cp_scale: float = 1.0  # the card-point margin's weight, relative to strong's
+    follow_inference: bool = False  # infer worlds in ziege too (measured worse: off)
 
 
 DEFAULT_BUDGET = Budget(work=30000)
@@ -59,9 +70,6 @@ DEFAULT_SETTINGS = Settings()
 
 PLAYOUT_OVERHEAD = 8  # a playout's fixed cost, in card-plays
 SOLVE_NODE = 7  # one alpha-beta position, in card-plays
-PRUNE_AFTER = 6
-PRUNE_EVERY = 3
-PRUNE_Z = 2.0
 
 
 def _cards_left(st: GameState) -> int:
@@ -78,12 +86,22 @@ class _Worlds:
         self.obs = obs
         self.sampler = None
         self.cost = 4
-        if trace is not None and settings.inference:
+        # ziege (the follow-suit variant): the inferred worlds measured worse than uniform
+        # ones against strong (kozel_rules/README.md), so there the worlds stay uniform
+        infer = settings.inference and (settings.follow_inference or not obs._state.tables.follow)
+        if trace is not None and infer:
             self.sampler = WorldSampler(
-                trace, obs._state, eps=settings.eps, model=settings.model, tau=settings.tau
+                trace,
+                obs._state,
+                eps=settings.eps,
+                model=settings.model,
+                tau=settings.tau,
+                steps=settings.steps,
+                restart=settings.restart,
             )
-            # a replay costs about a card-play per action; the chain replays STEPS + 1 times
-            self.cost = 4 + len(trace.acts) * (STEPS + 1 if settings.model else 1)
+            # a replay costs about a card-play per action; the chain replays about
+            # steps + 1 times a world (a restart's burn-in included)
+            self.cost = 4 + len(trace.acts) * (settings.steps + 1 if settings.model else 1)
 
     def next(self, rng: random.Random) -> tuple[GameState, float]:
         if self.sampler is not None:
@@ -93,13 +111,25 @@ class _Worlds:
         return self.obs.sample(rng), 1.0
 
 
-def _playout(world: GameState, action: CAction, score: Scorer, seed: float) -> float:
+def _playout(
+    world: GameState, action: CAction, score: Scorer, seed: float, eps: float = 0.0
+) -> float:
     st = world.copy()
     st.hold = True
     number = st.deal_number
     st.step(action)
     if st.phase < OVER:
-        st.playout(random.Random(seed), _policy)
+        rng = random.Random(seed)
+        if eps > 0:
+
+            def noisy(st: GameState, legal: list[CAction]) -> CAction:
+                if len(legal) > 1 and rng.random() < eps:
+                    return legal[int(rng.random() * len(legal))]
+                return basic_policy(st, legal)
+
+            st.playout(rng, noisy)
+        else:
+            st.playout(rng, _policy)
     return score(st.deal_results[number - 1])
 
 
@@ -127,7 +157,8 @@ def _world_values(
         else:
             return out, solver.nodes * SOLVE_NODE
     per = _cards_left(world) + PLAYOUT_OVERHEAD
-    return [_playout(world, a, score, seed) for a in cands], per * len(cands)
+    eps = settings.playout_eps
+    return [_playout(world, a, score, seed, eps) for a in cands], per * len(cands)
 
 
 def expert_choice(
@@ -171,6 +202,7 @@ def search(
     side = st0.side_of[obs.seat]
     fallback = basic_policy(st0, legal)
     score = Scorer(st0, side)
+    score.cp_weight *= settings.cp_scale
     worlds = _Worlds(obs, trace, settings)
     deadline = None if budget.seconds is None else time.perf_counter() + budget.seconds
     n = len(legal)
@@ -189,7 +221,7 @@ def search(
         spent += worlds.cost + work
         count += 1
         if prune and count >= PRUNE_AFTER and count % PRUNE_EVERY == 0:
-            alive = _prune(alive, values, weights)
+            alive = _prune(alive, values, weights, settings.prune_z)
         if deadline is not None and time.perf_counter() > deadline:
             break
     means: list[float | None] = [None] * n
@@ -214,7 +246,9 @@ def _mean(vals: list[float], weights: list[float]) -> float:
     return sum(v * w for v, w in zip(vals, weights, strict=True)) / total
 
 
-def _prune(alive: list[int], values: list[list[float]], weights: list[float]) -> list[int]:
+def _prune(
+    alive: list[int], values: list[list[float]], weights: list[float], z: float = PRUNE_Z
+) -> list[int]:
     """Drop candidates clearly worse than the best (weighted paired differences more than
     ``PRUNE_Z`` standard errors below zero; the effective number of worlds counts)."""
     k = len(weights)
@@ -237,7 +271,7 @@ def _prune(alive: list[int], values: list[list[float]], weights: list[float]) ->
         mean = sum(x * w for x, w in zip(d, ws, strict=True))
         var = sum(w * (x - mean) ** 2 for x, w in zip(d, ws, strict=True)) * n_eff / (n_eff - 1)
         se = math.sqrt(var / n_eff)
-        if mean < -PRUNE_Z * se - 1e-9:
+        if mean < -z * se - 1e-9:
             continue
         keep.append(i)
     return keep

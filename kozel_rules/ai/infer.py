@@ -98,8 +98,12 @@ class WorldSampler:
         eps: float = EPS,
         model: bool = True,
         tau: float = TAU,
+        steps: int = STEPS,
+        restart: int = RESTART,
     ) -> None:
         self.trace = trace
+        self.steps = steps
+        self.restart = restart
         self.current = current
         self.eps = eps
         self.model = model
@@ -127,8 +131,8 @@ class WorldSampler:
         i = self._turn % CHAINS
         self._turn += 1
         self._link = self._links[i]
-        steps = STEPS
-        if self._link is None or self._visits[i] >= RESTART:
+        steps = self.steps
+        if self._link is None or self._visits[i] >= self.restart:
             got = self._fresh(rng)
             if got is None:
                 return None

@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from kozel_rules.ai import Budget
-from kozel_rules.ai.arena import Contestant, percentile, run_arena, seat_kinds, wilson
+from kozel_rules.ai.arena import (
+    Contestant,
+    percentile,
+    run_arena,
+    run_deals,
+    seat_kinds,
+    wilson,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,6 +80,38 @@ def test_arena_command_prints_the_win_rate_and_move_times() -> None:
     assert "moscow 3p: A=strong[240] vs B=random (one A against two B): A won" in out
     assert "95% CI" in out and "outlasted a B" in out
     assert "move time A=strong[240]: median" in out and "move time B=random: median" in out
+
+
+@pytest.mark.parametrize(("variant", "players"), [("street", 4), ("moscow", 3)])
+def test_deals_measure_basic_against_random(variant: str, players: int) -> None:
+    r = run_deals(variant, players, Contestant("basic"), Contestant("random"), 12, seed=1)
+    rot = 2 if players == 4 else 3
+    assert len(r.deals) == 12 * rot
+    # every sequence's first deal in every seating, from the same decks
+    assert {(d.seed, d.rotation) for d in r.deals} == {
+        (f"deals/1/{i}", k) for i in range(12) for k in range(rot)
+    }
+    value, se = r.estimate(lambda d: d.value)
+    assert se > 0 and value > 3 * se, r.lines()  # basic clearly better, by many SE
+    margin, _ = r.estimate(lambda d: d.card_margin)
+    assert margin > 20
+    # the same sides swapped: the mirror image, the same size
+    back = run_deals(variant, players, Contestant("random"), Contestant("basic"), 12, seed=1)
+    assert back.estimate(lambda d: d.value)[0] < -3 * se
+    if players == 4:
+        assert back.estimate(lambda d: d.card_margin)[0] < -20
+
+
+def test_arena_command_deals_prints_the_estimate() -> None:
+    done = run(
+        "arena", "--variant", "street", "--a", "basic", "--b", "random", "--deals", "6",
+        "--seed", "3", "--jobs", "2",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "street 4p: A=basic vs B=random: first deals of 6 sequences, every seating" in out
+    assert "less an equal share: +" in out and "(SE " in out and "deals won by A:" in out
+    assert "CPU time A=basic: median" in out
 
 
 def test_arena_command_refuses_a_bad_player_count() -> None:

@@ -378,6 +378,43 @@ def test_expert_is_deterministic_given_the_rng() -> None:
         assert a == b
 
 
+@pytest.mark.parametrize(
+    "settings",
+    [
+        Settings(playout_eps=0.3),
+        Settings(steps=1, restart=24),
+        Settings(cp_scale=4.0, prune_z=3.0),
+        Settings(solve_cards=0),
+    ],
+)
+def test_expert_settings_for_experiments_stay_legal_and_deterministic(settings: Settings) -> None:
+    # the knobs the arena experiments turned (kozel_rules/README.md, second round)
+    for m, _ in random_positions("street", 4, 4, seed=12):
+        seat = m.to_move
+        assert seat is not None
+        obs = Observation.of(m, seat)
+        trace = deal_trace(m, seat)
+        a = expert_choice(obs, trace, random.Random(5), SMALL, settings)
+        assert a in obs.legal()
+        assert expert_choice(obs, trace, random.Random(5), SMALL, settings) == a
+
+
+def test_expert_in_ziege_searches_uniform_worlds() -> None:
+    # measured: in ziege the inferred worlds played worse than uniform ones against strong
+    checked = 0
+    for m, _ in random_positions("ziege", 4, 6, seed=13):
+        seat = m.to_move
+        assert seat is not None
+        obs = Observation.of(m, seat)
+        if len(obs.legal()) < 2:
+            continue
+        trace = deal_trace(m, seat)
+        a = expert_choice(obs, trace, random.Random(6), SMALL, Settings())
+        assert a == expert_choice(obs, None, random.Random(6), SMALL, Settings())
+        checked += 1
+    assert checked >= 2
+
+
 def test_coach_names_a_blunder_and_the_better_play() -> None:
     """ziege: an opponent's Q♣ lies in the trick and seat 2 holds the 7♣ but plays a low
     card: the coach names that play, the 7♣, and the deal it would have won."""
