@@ -41,7 +41,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .._tables import subsets_k
+from .._tables import bits_of, subsets_k
 from ..state import (
     GIVE,
     V_DISCARD,
@@ -201,7 +201,7 @@ class WorldSampler:
         stock = st.stock[:]
         for i, b in know.own_slots.items():
             stock[i] = b
-        pool = _bits(self.tables.deck_mask & ~know.placed)
+        pool = bits_of(self.tables.deck_mask & ~know.placed)
         rng.shuffle(pool)
         routes: dict[int, int] = {}
         if know.ruled:
@@ -419,7 +419,7 @@ class WorldSampler:
         if b:
             return b if st.hands[s] & b else 0
         info = self.know.seats.get(s)
-        cards = _bits(st.hands[s] & ~(info.held_later(k) if info else 0))
+        cards = bits_of(st.hands[s] & ~(info.held_later(k) if info else 0))
         return cards[int(rng.random() * len(cards))] if cards else 0
 
     def _model(self, st: GameState, k: int, s: int) -> tuple[CAction, int, int]:
@@ -500,15 +500,6 @@ def _augment(
             taken[b] = i
             return True
     return False
-
-
-def _bits(m: int) -> list[int]:
-    out = []
-    while m:
-        b = m & -m
-        out.append(b)
-        m ^= b
-    return out
 
 
 __all__ = ["EPS", "TAU", "WorldSampler"]

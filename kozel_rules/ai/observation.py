@@ -25,20 +25,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from .._tables import bits_of
 from ..match import Match
 from ..state import FORCED_LEAD, GIVE, LEAD, RESPOND, V_DISCARD, CAction, GameState
 from ..view import SeatView, Seen
 
 _CONCEALED_SEED = "concealed"
-
-
-def _bits(m: int) -> list[int]:
-    out = []
-    while m:
-        b = m & -m
-        out.append(b)
-        m ^= b
-    return out
 
 
 def conceal(st: GameState, seat: int) -> GameState:
@@ -73,7 +65,7 @@ class _Pool:
 
     def __init__(self, unseen: int) -> None:
         self.unseen = unseen
-        self.bits = _bits(unseen)
+        self.bits = bits_of(unseen)
         self.used = 0
 
     def replace(self, mask: int) -> int:

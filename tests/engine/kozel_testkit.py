@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import random
+from collections.abc import Iterable, Iterator
 
 from kozel_rules import CARDS, Action, Match, get_variant, parse_cards
 from kozel_rules.state import GameState
@@ -104,3 +105,31 @@ def state_of(m: Match) -> GameState:
 
 def cards(text: str) -> set[str]:
     return {str(c) for c in parse_cards(text)}
+
+
+def random_positions(
+    variant: str,
+    players: int,
+    count: int,
+    seed: int,
+    *,
+    plies: tuple[int, int] = (0, 140),
+    prefix: str = "",
+) -> Iterator[tuple[Match, int]]:
+    """Positions reached by uniform random play (``plies``: how many moves, drawn from that
+    range; across deals), each with the index in ``history`` where its current deal began.
+    Matches are seeded ``f"{prefix}{seed}/{i}"`` for ``i`` below ``count``; a match that ended
+    is left out."""
+    rng = random.Random(seed)
+    for i in range(count):
+        m = Match.new(variant, players=players, seed=f"{prefix}{seed}/{i}")
+        deal_start = 0
+        for _ in range(rng.randrange(*plies)):
+            deal = m.deal_number
+            m.apply(rng.choice(m.legal_actions()))
+            if m.is_over:
+                break
+            if m.deal_number != deal:
+                deal_start = m.ply
+        if not m.is_over:
+            yield m, deal_start

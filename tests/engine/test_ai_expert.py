@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from kozel_testkit import new_match, play
+from kozel_testkit import random_positions as kit_positions
 
 from kozel_rules import CARDS, Action, Card, IllegalActionError, Match, parse_cards
 from kozel_rules._tables import mask_points
@@ -31,21 +32,8 @@ TINY_COACH = CoachBudget(search=Budget(work=400), worlds=12)
 def random_positions(
     variant: str, players: int, count: int, seed: int
 ) -> Iterator[tuple[Match, int]]:
-    """Positions reached by uniform random play, each with the index in ``history`` where
-    its current deal began."""
-    rng = random.Random(seed)
-    for i in range(count):
-        m = Match.new(variant, players=players, seed=f"x{seed}/{i}")
-        deal_start = 0
-        for _ in range(rng.randrange(4, 120)):
-            deal = m.deal_number
-            m.apply(rng.choice(m.legal_actions()))
-            if m.is_over:
-                break
-            if m.deal_number != deal:
-                deal_start = m.ply
-        if not m.is_over:
-            yield m, deal_start
+    """The test kit's positions, after 4 to 119 moves, from matches of their own seeds."""
+    return kit_positions(variant, players, count, seed, plies=(4, 120), prefix="x")
 
 
 def _map(text: str, mapping: dict[int, int]) -> Action:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from kozel_testkit import new_match
+from kozel_testkit import new_match, random_positions
 
 from kozel_rules import CARDS, Action, Card, IllegalActionError, Match
 from kozel_rules.ai import LEVELS, Budget, Observation, choose, interrupt
@@ -15,26 +15,6 @@ from kozel_rules.state import to_action
 
 CASES = [("ziege", 4), ("street", 4), ("moscow", 2), ("moscow", 3), ("moscow", 4)]
 SMALL = Budget(work=240)  # a small search keeps these tests fast; the search is the same
-
-
-def random_positions(variant: str, players: int, count: int, seed: int) -> list[tuple[Match, int]]:
-    """``count`` positions reached by uniform random play (across deals), each with the index
-    in ``history`` where its current deal began."""
-    rng = random.Random(seed)
-    out = []
-    for i in range(count):
-        m = Match.new(variant, players=players, seed=f"{seed}/{i}")
-        deal_start = 0
-        for _ in range(rng.randrange(0, 140)):
-            deal = m.deal_number
-            m.apply(rng.choice(m.legal_actions()))
-            if m.is_over:
-                break
-            if m.deal_number != deal:
-                deal_start = m.ply
-        if not m.is_over:
-            out.append((m, deal_start))
-    return out
 
 
 def _map_action(text: str, mapping: dict[int, int]) -> Action:
