@@ -145,18 +145,19 @@ class ArenaResult:
         for kind, who in (("A", self.a), ("B", self.b)):
             t = self.times.get(kind, [])
             if t:
-                out.append(
-                    f"  move time {kind}={who}: median {statistics.median(t) * 1000:.1f} ms, "
-                    f"p95 {percentile(t, 0.95) * 1000:.1f} ms, max {max(t) * 1000:.1f} ms "
-                    f"({len(t)} moves)"
-                )
+                out.append(f"  move time {kind}={who}: {times_text(t)} ({len(t)} moves)")
             c = self.cpu.get(kind, [])
             if c:
-                out.append(
-                    f"    CPU time: median {statistics.median(c) * 1000:.1f} ms, "
-                    f"p95 {percentile(c, 0.95) * 1000:.1f} ms, max {max(c) * 1000:.1f} ms"
-                )
+                out.append(f"    CPU time: {times_text(c)}")
         return out
+
+
+def times_text(seconds: list[float]) -> str:
+    """Median, 95th percentile and maximum of move times, in milliseconds."""
+    return (
+        f"median {statistics.median(seconds) * 1000:.1f} ms, "
+        f"p95 {percentile(seconds, 0.95) * 1000:.1f} ms, max {max(seconds) * 1000:.1f} ms"
+    )
 
 
 def play_match(
@@ -332,11 +333,7 @@ class DealsResult:
         for kind, who in (("A", self.a), ("B", self.b)):
             t = self.cpu.get(kind, [])
             if t:
-                out.append(
-                    f"  CPU time {kind}={who}: median {statistics.median(t) * 1000:.1f} ms, "
-                    f"p95 {percentile(t, 0.95) * 1000:.1f} ms, max {max(t) * 1000:.1f} ms "
-                    f"({len(t)} moves)"
-                )
+                out.append(f"  CPU time {kind}={who}: {times_text(t)} ({len(t)} moves)")
         return out
 
 
