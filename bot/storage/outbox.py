@@ -130,55 +130,27 @@ class Outbox:
     async def due(self, now: float, limit: int = 500) -> list[Owed]:
         """Rows that may go now, by priority, oldest first."""
         async with self._db.read() as conn:
-            rows = await conn.fetchall(
-                f"SELECT {_COLUMNS} FROM outbox WHERE not_before <= ? "
-                "ORDER BY priority, id LIMIT ?",
-                (now, limit),
-            )
-        return [_item(row) for row in rows]
+            return await _due(conn, now, limit)
 
     async def look(
         self, now: float, limit: int = 500
     ) -> tuple[list[Owed], dict[tuple[int, int | None], int], float | None]:
         """``due``, ``held`` and ``next_time`` in one read (the sender's every step)."""
         async with self._db.read() as conn:
-            rows = await conn.fetchall(
-                f"SELECT {_COLUMNS} FROM outbox WHERE not_before <= ? "
-                "ORDER BY priority, id LIMIT ?",
-                (now, limit),
-            )
-            later = await conn.fetchall(
-                "SELECT chat_id, table_id, kind, min(id) AS first, min(not_before) AS at "
-                "FROM outbox WHERE not_before > ? GROUP BY chat_id, table_id, kind",
-                (now,),
-            )
-        held = {
-            (int(row["chat_id"]), opt_int(row["table_id"])): int(row["first"])
-            for row in later
-            if row["kind"] == "post"
-        }
-        at = min((float(row["at"]) for row in later), default=None)
-        return [_item(row) for row in rows], held, at
+            due = await _due(conn, now, limit)
+            held, at = await _later(conn, now)
+        return due, held, at
 
     async def held(self, now: float) -> dict[tuple[int, int | None], int]:
         """The (chat, table)s with a post that waits for a retry, and the oldest such post's
         id: that table's posts after it and its new messages wait too."""
         async with self._db.read() as conn:
-            rows = await conn.fetchall(
-                "SELECT chat_id, table_id, min(id) AS first FROM outbox "
-                "WHERE kind = 'post' AND not_before > ? GROUP BY chat_id, table_id",
-                (now,),
-            )
-        return {(int(row["chat_id"]), opt_int(row["table_id"])): int(row["first"]) for row in rows}
+            return (await _later(conn, now))[0]
 
     async def next_time(self, now: float) -> float | None:
         """When the next row that is not due at ``now`` becomes due (None: no such row)."""
         async with self._db.read() as conn:
-            row = await conn.fetchone(
-                "SELECT min(not_before) AS at FROM outbox WHERE not_before > ?", (now,)
-            )
-        value = None if row is None else row["at"]
-        return None if value is None else float(value)
+            return (await _later(conn, now))[1]
 
     async def done(self, item: Owed, *, extra: Sequence[Owed] = ()) -> bool:
         """Finish ``item`` (and write what its delivery owes in turn, such as deleting the
@@ -229,3 +201,27 @@ class Outbox:
             row = await conn.fetchone(sql, params)
         assert row is not None
         return int(row["n"])
+
+
+async def _due(conn: Conn, now: float, limit: int) -> list[Owed]:
+    rows = await conn.fetchall(
+        f"SELECT {_COLUMNS} FROM outbox WHERE not_before <= ? ORDER BY priority, id LIMIT ?",
+        (now, limit),
+    )
+    return [_item(row) for row in rows]
+
+
+async def _later(conn: Conn, now: float) -> tuple[dict[tuple[int, int | None], int], float | None]:
+    """What waits past ``now``: the held (chat, table)s (``Outbox.held``), and when the first
+    of it becomes due (``Outbox.next_time``)."""
+    rows = await conn.fetchall(
+        "SELECT chat_id, table_id, kind, min(id) AS first, min(not_before) AS at "
+        "FROM outbox WHERE not_before > ? GROUP BY chat_id, table_id, kind",
+        (now,),
+    )
+    held = {
+        (int(row["chat_id"]), opt_int(row["table_id"])): int(row["first"])
+        for row in rows
+        if row["kind"] == "post"
+    }
+    return held, min((float(row["at"]) for row in rows), default=None)
