@@ -4,6 +4,7 @@ may start afresh)."""
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -56,3 +57,28 @@ class LRU(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self._items)
+
+
+class Expiring(Generic[K, V]):
+    """A cache of records read from the database: at most ``size``, each good for ``seconds``
+    (0: nothing is kept). Every read and write hands out a ``copy``, so that a caller who
+    changes its record never changes the cached one."""
+
+    def __init__(self, size: int, seconds: float, copy: Callable[[V], V]) -> None:
+        self._items: LRU[K, tuple[V, float]] = LRU(size)
+        self._seconds = seconds
+        self._copy = copy
+
+    def get(self, key: K) -> V | None:
+        cached = self._items.get(key)
+        if cached is None or cached[1] <= time.monotonic():
+            return None
+        return self._copy(cached[0])
+
+    def put(self, key: K, value: V) -> None:
+        if self._seconds > 0:
+            self._items.put(key, (self._copy(value), time.monotonic() + self._seconds))
+
+    def forget(self, *keys: K) -> None:
+        for key in keys:
+            self._items.pop(key)

@@ -230,7 +230,7 @@ def _hands_after(
             owed.append(hand(core, table, seat, priority, notify=not record.away))
         elif seat == to_move:
             # A player who has not pressed for a while gets their hand anew, with a sound.
-            asked = change.actor != seat or change.started
+            asked = change.actor != seat  # (a start is the branch above)
             pressed = max(record.active_at or 0.0, core.pressed.peek(record.user_id) or 0.0)
             idle = now - pressed > core.settings.active_for
             renew = asked and idle and not record.away

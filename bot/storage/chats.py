@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import copy
-import time
 
-from bot.lru import LRU
+from bot.lru import Expiring
 from bot.storage import ladder_rating
 from bot.storage.conn import Database
 from bot.storage.records import ChatRecord
@@ -20,13 +19,14 @@ class Chats:
 
     def __init__(self, db: Database, *, cache_seconds: float = 0.0) -> None:
         self._db = db
-        self._cache_seconds = cache_seconds
-        self._cache: LRU[int, tuple[ChatRecord, float]] = LRU(CHATS_CACHED)
+        self._cache: Expiring[int, ChatRecord] = Expiring(
+            CHATS_CACHED, cache_seconds, copy.deepcopy
+        )
 
     async def get(self, chat_id: int) -> ChatRecord | None:
         cached = self._cache.get(chat_id)
-        if cached is not None and cached[1] > time.monotonic():
-            return copy.deepcopy(cached[0])  # the caller's own copy
+        if cached is not None:
+            return cached
         async with self._db.read() as conn:
             row = await conn.fetchone(
                 f"SELECT {CHAT_COLUMNS} FROM chats WHERE chat_id = ?", (chat_id,)
@@ -34,19 +34,13 @@ class Chats:
         if row is None:
             return None
         chat = chat_from_row(row)
-        if self._cache_seconds > 0:
-            expires = time.monotonic() + self._cache_seconds
-            self._cache.put(chat_id, (copy.deepcopy(chat), expires))
+        self._cache.put(chat_id, chat)
         return chat
-
-    def _forget(self, *chat_ids: int) -> None:
-        for chat_id in chat_ids:
-            self._cache.pop(chat_id)
 
     async def upsert(self, chat: ChatRecord) -> None:
         now = self._db.clock()
         values = (*chat_values(chat), now, now)
-        self._forget(chat.chat_id)
+        self._cache.forget(chat.chat_id)
         async with self._db.write() as conn:
             await conn.execute(
                 f"""
@@ -61,13 +55,13 @@ class Chats:
                 """,
                 values,
             )
-        self._forget(chat.chat_id)  # also what a read meanwhile may have put back
+        self._cache.forget(chat.chat_id)  # also what a read meanwhile may have put back
 
     async def migrate(self, old_chat_id: int, new_chat_id: int) -> None:
         if old_chat_id == new_chat_id:
             return
         now = self._db.clock()
-        self._forget(old_chat_id, new_chat_id)
+        self._cache.forget(old_chat_id, new_chat_id)
         async with self._db.write() as conn:
             old = await conn.fetchone("SELECT 1 FROM chats WHERE chat_id = ?", (old_chat_id,))
             if old is not None:
@@ -92,4 +86,4 @@ class Chats:
                 "UPDATE outbox SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
             )
             await ladder_rating.move_chat(conn, old_chat_id, new_chat_id)
-        self._forget(old_chat_id, new_chat_id)
+        self._cache.forget(old_chat_id, new_chat_id)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
-from bot.lru import LRU
+from bot.lru import Expiring
 from bot.storage.conn import Database
 from bot.storage.records import UserRecord
 from bot.storage.rows import USER_COLUMNS, marks, user_from_row, user_values
@@ -20,13 +19,12 @@ class Users:
 
     def __init__(self, db: Database, *, cache_seconds: float = 0.0) -> None:
         self._db = db
-        self._cache_seconds = cache_seconds
-        self._cache: LRU[int, tuple[UserRecord, float]] = LRU(USERS_CACHED)
+        self._cache: Expiring[int, UserRecord] = Expiring(USERS_CACHED, cache_seconds, replace)
 
     async def get(self, user_id: int) -> UserRecord | None:
         cached = self._cache.get(user_id)
-        if cached is not None and cached[1] > time.monotonic():
-            return replace(cached[0])  # the caller's own copy
+        if cached is not None:
+            return cached
         async with self._db.read() as conn:
             row = await conn.fetchone(
                 f"SELECT {USER_COLUMNS} FROM users WHERE user_id = ?", (user_id,)
@@ -34,14 +32,13 @@ class Users:
         if row is None:
             return None
         user = user_from_row(row)
-        if self._cache_seconds > 0:
-            self._cache.put(user_id, (replace(user), time.monotonic() + self._cache_seconds))
+        self._cache.put(user_id, user)
         return user
 
     async def upsert(self, user: UserRecord) -> None:
         now = self._db.clock()
         values = (*user_values(user), now, now)
-        self._cache.pop(user.user_id)
+        self._cache.forget(user.user_id)
         async with self._db.write() as conn:
             await conn.execute(
                 f"""
@@ -58,25 +55,25 @@ class Users:
                 """,
                 values,
             )
-        self._cache.pop(user.user_id)  # also what a read meanwhile may have put back
+        self._cache.forget(user.user_id)  # also what a read meanwhile may have put back
 
     async def set_language(self, user_id: int, language: str | None) -> None:
-        self._cache.pop(user_id)
+        self._cache.forget(user_id)
         async with self._db.write() as conn:
             await conn.execute(
                 "UPDATE users SET language = ?, updated_at = ? WHERE user_id = ?",
                 (language, self._db.clock(), user_id),
             )
-        self._cache.pop(user_id)
+        self._cache.forget(user_id)
 
     async def set_can_message(self, user_id: int, can: bool) -> None:
-        self._cache.pop(user_id)
+        self._cache.forget(user_id)
         async with self._db.write() as conn:
             await conn.execute(
                 "UPDATE users SET can_message = ?, updated_at = ? WHERE user_id = ?",
                 (int(can), self._db.clock(), user_id),
             )
-        self._cache.pop(user_id)
+        self._cache.forget(user_id)
 
     async def find_by_username(self, username: str) -> UserRecord | None:
         async with self._db.read() as conn:

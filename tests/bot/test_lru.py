@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.bucket import TokenBucket
-from bot.lru import LRU
+from bot.lru import LRU, Expiring
 
 
 def test_the_least_recently_used_entry_goes_first() -> None:
@@ -34,3 +36,26 @@ def test_a_bucket_gives_a_burst_then_its_rate() -> None:
     assert [bucket.take(0.0) for _ in range(4)] == [True, True, True, False]
     assert bucket.take(0.5) and not bucket.take(0.5)  # one token back after half a second
     assert [bucket.take(100.0) for _ in range(4)] == [True, True, True, False]  # never over
+
+
+def test_an_expiring_cache_hands_out_copies_and_forgets_old_and_changed_records(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    now = [100.0]
+    monkeypatch.setattr("bot.lru.time.monotonic", lambda: now[0])
+    cache: Expiring[int, list[str]] = Expiring(8, 5.0, list)
+    record = ["Anna"]
+    cache.put(1, record)
+    record.append("changed by its reader")
+    got = cache.get(1)
+    assert got == ["Anna"]  # the record as read, not as its reader changed it later
+    got.append("changed again")
+    assert cache.get(1) == ["Anna"]
+    cache.forget(1)  # written: read it anew
+    assert cache.get(1) is None
+    cache.put(2, ["Boris"])
+    now[0] += 5.0
+    assert cache.get(2) is None  # too old: another process may have changed it
+    off: Expiring[int, list[str]] = Expiring(8, 0.0, list)
+    off.put(3, ["Vera"])
+    assert off.get(3) is None
