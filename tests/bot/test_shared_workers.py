@@ -333,14 +333,13 @@ async def test_the_listener_hears_again_after_its_connection_is_cut(target: Targ
         ):
             assert time.monotonic() - cut < 5, "no listening session in pg_stat_activity"
             await asyncio.sleep(0.05)
+        # The dip in ``listening`` (/healthz 503) can be shorter than any poll: the listener
+        # says it is back by telling None (whatever was saved meanwhile: look again).
         cut = time.monotonic()
-        while one.listening:  # down: /healthz says 503 meanwhile
-            assert time.monotonic() - cut < 10, "the listener did not notice"
-            await asyncio.sleep(0.01)
-        while not one.listening:
+        while not heard or not one.listening:
             assert time.monotonic() - cut < 10, "the listener did not come back"
             await asyncio.sleep(0.01)
-        assert heard == [None]  # whatever was saved meanwhile: look again
+        assert heard == [None]
         table_id = await seat_table(two)
         record = await two.tables.get(table_id)
         assert record is not None
