@@ -30,6 +30,15 @@ def played(text: str | None) -> bool:
     return bool(text) and str(text).startswith("Played")
 
 
+def plays(hint: str, button: Button) -> bool:
+    """Whether a tap's answer says that a confirm button drawn before the choice plays it
+    ("— ⚔️ beats, 🂠 discards face down", "— the button below plays it")."""
+    glyph = button.text.split(" ", 1)[0]
+    if "below plays" in hint:
+        return glyph != "🂠"
+    return "—" in hint and glyph in hint
+
+
 def is_hand_version(version: MessageVersion) -> bool:
     """A version of a private hand message (the same test as the driver's ``is_hand``)."""
     return version.text.startswith("🐐 Kozel ·") or any(
@@ -142,39 +151,73 @@ class Person:
                 self.moving = False
 
     async def _move(self, hand: StoredMessage) -> None:
-        """Toggle playable cards until confirm buttons appear, then press one of them."""
+        """Toggle playable cards until the choice plays, then press a confirm button: one
+        drawn with the choice, or one drawn before it once the tap's answer says the choice
+        plays (a person reads the answer; the hand's edit may wait when the bot is busy)."""
+        chosen: set[str] = set()  # cards this play toggled in (the hand may not show them)
+        hint = ""  # the last tap's answer: what the choice does
         for _ in range(12):
             if self.stop.is_set():
                 return
             confirms = [b for b in hand.buttons if op_of(b) == "act" and not is_special(b)]
+            early = [b for b in hand.buttons if op_of(b) == "cnf" and plays(hint, b)]
             free = [
-                b for b in hand.buttons if op_of(b) == "tog" and not b.text.startswith(("(", "✅"))
+                b
+                for b in hand.buttons
+                if op_of(b) == "tog"
+                and not b.text.startswith(("(", "✅"))
+                and b.callback_data not in chosen
             ]
-            if confirms and (not free or self.rng.random() < 0.6):
-                self._count(await self._press(hand, self.rng.choice(confirms)))
-                return
-            self.rng.shuffle(free)
-            # Messages change in place: note the screen before tapping, not after.
-            before = (hand.message_id, hand.changed_seq)
-            for card in free:
-                text = await self._press(hand, card)
-                if text is None or STALE.search(text):
+            ready = confirms or early
+            if ready and (not free or self.rng.random() < 0.6):
+                text = await self._press(hand, self.rng.choice(ready))
+                self._count(text)
+                if played(text) or text is None or not early:
                     return
-                if played(text):
-                    self._count(text)  # a one-tap play
-                    return
-                if not text or text.startswith(TOGGLED):
-                    break  # toggled: the hand will show it
+                hint = ""  # refused (the choice changed meanwhile): look at the hand again
             else:
-                clear = [b for b in hand.buttons if op_of(b) == "clr"]
-                if not clear or await self._press(hand, clear[0]) is None:
+                outcome = await self._tap_one(hand, free, chosen)
+                if outcome is None:
                     return
-            updated = await self._next_screen(before)
+                hint = outcome
+            if hint and any(op_of(b) == "cnf" for b in hand.buttons):
+                # The answer said the choice: no need to wait for the hand to show it.
+                if not await self._pause(self.pace.tap):
+                    return
+                hand = self.hand() or hand
+                continue
+            updated = await self._next_screen((hand.message_id, hand.changed_seq))
             if updated is None or TURN_MARK not in (updated.text or ""):
                 return
             if not await self._pause(self.pace.tap):
                 return
             hand = self.hand() or updated
+            chosen.clear()
+
+    async def _tap_one(
+        self, hand: StoredMessage, free: list[Button], chosen: set[str]
+    ) -> str | None:
+        """Tap free cards until one is taken into the choice; its answer ("" when the tap
+        cleared the choice instead, or played a card alone), or None: stop this play."""
+        self.rng.shuffle(free)
+        for card in free:
+            text = await self._press(hand, card)
+            if text is None or STALE.search(text):
+                return None
+            if played(text):
+                self._count(text)  # a one-tap play
+                return None
+            if not text or text.startswith(TOGGLED):
+                chosen.add(str(card.callback_data))
+                return text
+        # No card joins the choice: take it back (the clear button, or each chosen card).
+        clear = [b for b in hand.buttons if op_of(b) == "clr"]
+        undo = clear[:1] or [b for b in hand.buttons if b.callback_data in chosen]
+        for button in undo:
+            if await self._press(hand, button) is None:
+                return None
+        chosen.clear()
+        return ""
 
     async def _next_screen(self, before: tuple[int, int]) -> StoredMessage | None:
         """The hand once it differs from ``before`` (message id, changed_seq), or None if

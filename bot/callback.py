@@ -41,6 +41,7 @@ class Op(StrEnum):
     CANCEL = "cancel"
     TOGGLE = "tog"
     ACT = "act"
+    CONFIRM = "cnf"  # play the chosen cards with a verb (a button drawn before any choice)
     CLEAR = "clr"
     BACK = "back"
     LANGUAGE = "lang"

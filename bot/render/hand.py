@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 
 from kozel_rules.action import Action, Verb
@@ -13,6 +13,14 @@ from kozel_rules.view import Phase, SeatView
 from ..callback import Callback, Op, encode_action, encode_card
 from ..i18n import Translator
 from ..screen import Button, Screen, Style
+from .choice import (
+    POINT_CARD,
+    asking_verbs,
+    chosen_label,
+    confirm_order,
+    partner_on_top,
+    set_size,
+)
 from .labels import SeatInfo, action_label, card_label, cards_text, side_members
 from .table import (
     current_trick_lines,
@@ -23,7 +31,6 @@ from .table import (
     trump_stock_line,
 )
 
-POINT_CARD = 4  # card points from which a card is not thrown away face down on one tap (K)
 HURRY = 20  # seconds left on the turn timer from which the hand shows them
 
 
@@ -31,30 +38,6 @@ def is_trump(view: SeatView, card: Card) -> bool:
     """Marked with a star in the hand: the variant's rules decide (fixed trumps, top card)."""
     variant = get_variant(view.variant)
     return card.suit is view.trump or card in variant.fixed_trumps or card == variant.top_card
-
-
-def partner_on_top(view: SeatView) -> bool:
-    """Whether the cards an answer would beat are the seat's partner's."""
-    trick = view.trick
-    if trick is None or trick.top_seat is None or view.seat is None:
-        return False
-    top = trick.top_seat
-    return top != view.seat and view.sides[top] == view.sides[view.seat]
-
-
-def sensible_plays(view: SeatView, card: Card) -> list[Action]:
-    """The plays a first tap on ``card`` may mean; exactly one is played on that tap (the tap
-    rule, ``service.tap``). None where the card may go into a set (it is being built), where
-    it would go face down with points, or where it could beat the partner or be thrown away."""
-    plays = [a for a in view.legal if not a.verb.is_special and card in a.cards]
-    if any(len(a.cards) > 1 for a in plays):
-        return []
-    beats = [a for a in plays if a.verb is Verb.BEAT]
-    if beats:
-        return [] if partner_on_top(view) else beats
-    if len(plays) == 1 and plays[0].verb is Verb.DISCARD and card.points >= POINT_CARD:
-        return []
-    return plays
 
 
 def _card_button(
@@ -68,12 +51,6 @@ def _card_button(
     if not playable:
         return f"({text})", None
     return text, Style.SUCCESS if beats else Style.PRIMARY
-
-
-def _set_size(view: SeatView) -> int:
-    """How many cards an answer holds now (the lead's)."""
-    trick = view.trick
-    return trick.plays[0].count if trick is not None and trick.plays else 1
 
 
 def hand_prompt(
@@ -93,7 +70,7 @@ def hand_prompt(
     if view.phase == Phase.RESPOND and follow:
         return "👉 " + t._("Your turn: a tap on a card plays it.")
     if view.phase == Phase.RESPOND:
-        size = _set_size(view)
+        size = set_size(view)
         if size > 1:
             return "👉 " + t.n_(
                 "Your answer: tap {n} card, then ⚔️ beats with it or 🂠 throws it face down.",
@@ -130,7 +107,7 @@ def _chosen_prompt(
     cards = cards_text(t, sorted(chosen))
     playable = [a for a in legal if set(a.cards) == chosen and not a.verb.is_special]
     if not playable:
-        missing = _set_size(view) - len(chosen)
+        missing = set_size(view) - len(chosen)
         if view.phase == Phase.RESPOND and missing > 0:
             return t.n_(
                 "Chosen: {cards} — choose {n} more card.",
@@ -173,11 +150,6 @@ def _trick_lines(t: Translator, view: SeatView, seats: Sequence[SeatInfo]) -> li
     elif view.last_trick is not None:
         lines.append(last_trick_line(t, view.last_trick, seats))
     return lines
-
-
-def _order(action: Action) -> int:
-    """Confirm buttons from the boldest: beat above discard."""
-    return {Verb.BEAT: 0, Verb.DISCARD: 2}.get(action.verb, 1)
 
 
 def _confirm(t: Translator, action: Action, data: str) -> Button:
@@ -251,18 +223,35 @@ def hand_screen(
         )
         cards.append(Button(text, cb(Op.TOGGLE, encode_card(c)), style=style))
     rows.append(cards)
-    if chosen:
-        matching = sorted((a for a in plays if set(a.cards) == chosen), key=_order)
-        rows += [[_confirm(t, a, cb(Op.ACT, encode_action(a)))] for a in matching]
-        # TRANSLATORS: a button under the hand: unselect the chosen cards. Not the word used
-        # for discarding cards face down, which is on a button next to it.
-        rows.append([Button("↺ " + t._("Clear selection"), cb(Op.CLEAR))])
+    rows += _choice_rows(t, view, plays, chosen, cb)
     rows += [
         [Button(action_label(t, a), cb(Op.ACT, encode_action(a)))]
         for a in legal
         if a.verb.is_special
     ]
     return Screen.of("\n".join(lines), [*rows, coach_row(t, coach), open_table_row(t, page_url)])
+
+
+def _choice_rows(
+    t: Translator,
+    view: SeatView,
+    plays: Sequence[Action],
+    chosen: set[Card],
+    cb: Callable[[Op, str], str],
+) -> list[list[Button]]:
+    """The confirm buttons: the plays of the chosen cards; before any choice, one a verb that
+    plays whatever gets chosen (so a player need not wait for this message's edit)."""
+    if not chosen:
+        return [
+            [Button(chosen_label(t, verb), cb(Op.CONFIRM, verb.value))]
+            for verb in asking_verbs(view)
+        ]
+    matching = sorted((a for a in plays if set(a.cards) == chosen), key=lambda a: confirm_order(a.verb))
+    rows = [[_confirm(t, a, cb(Op.ACT, encode_action(a)))] for a in matching]
+    # TRANSLATORS: a button under the hand: unselect the chosen cards. Not the word used
+    # for discarding cards face down, which is on a button next to it.
+    rows.append([Button("↺ " + t._("Clear selection"), cb(Op.CLEAR))])
+    return rows
 
 
 def coach_row(t: Translator, coach: tuple[int, str] | None) -> list[Button]:

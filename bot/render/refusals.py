@@ -22,6 +22,7 @@ class Refused(StrEnum):
     INVALID = "invalid"  # malformed or forged data
     NOT_YET = "not-yet"  # the seat has nothing of its own to play now (a special lead aside)
     CANNOT_NOW = "cannot-now"  # the card goes into no play now, and no rule says more
+    NOTHING_CHOSEN = "nothing-chosen"  # a confirm button pressed before any card was chosen
 
 
 Reason = Rule | Refused
@@ -72,10 +73,11 @@ REFUSED_TEXTS: dict[Refused, str] = {
     Refused.INVALID: N_("This button is not valid."),
     Refused.NOT_YET: N_("Not your turn yet."),
     Refused.CANNOT_NOW: N_("{card} cannot be played now."),
+    Refused.NOTHING_CHOSEN: N_("First tap the cards to play, then this button."),
 }
 
 # Said without an alert: nothing went wrong, the player only has to look again or wait.
-GENTLE = frozenset({Refused.STALE, Refused.NOT_YET})
+GENTLE = frozenset({Refused.STALE, Refused.NOT_YET, Refused.NOTHING_CHOSEN})
 
 
 def refusal_text(t: Translator, reason: Reason, card: Card | None = None) -> str:

@@ -1,4 +1,4 @@
-"""A player's presses on their hand: toggle a card, clear, play, and "I'm back".
+"""A player's presses on their hand: toggle a card, clear, play, confirm, and "I'm back".
 
 Every press: lock the table -> load -> check seat and ply (``play.find_seat``) -> apply ->
 commit -> answer. Plays go through the one play command (``play``), as the Mini App's do.
@@ -11,11 +11,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from kozel_rules.action import Action
+from kozel_rules.action import Action, Verb
 from kozel_rules.card import Card
 
 from ..callback import CallbackDataError, decode_action, decode_card
 from ..i18n import Translator
+from ..render.choice import selection_hint
 from ..render.labels import cards_text
 from ..render.refusals import Refused
 from ..storage import Actor, LogEntry, LogKind, Priority
@@ -79,21 +80,41 @@ async def act(core: Core, press: Press) -> Reply:
 
 
 @seated()
+async def confirm(core: Core, s: Seat) -> Reply:
+    """A confirm button drawn before any choice (``render.choice.asking_verbs``): its verb
+    with the cards chosen by now, which the taps' answers said."""
+    try:
+        verb = Verb(s.press.cb.arg)
+    except ValueError:
+        return refusal(s.t, Refused.INVALID)
+    chosen = [Card.parse(c) for c in s.table.seats[s.seat].selection]
+    if verb.is_special:
+        return refusal(s.t, Refused.INVALID)
+    if not chosen:
+        return refusal(s.t, Refused.NOTHING_CHOSEN)
+    # The engine names the rule a wrong choice breaks (nothing changes then).
+    return answer(s.t, await make(core, s, Action.make(s.seat, verb, chosen)))
+
+
+@seated()
 async def clear(core: Core, s: Seat) -> Reply:
     if s.table.seats[s.seat].selection:  # else nothing to write, nothing to show again
         s.table.seats[s.seat].selection = []
         await _save_selection(core, s)
-    return selected(s.t, [])
+    return Reply(selection_hint(s.t, s.match.view(s.seat), []))
 
 
 async def _save_selection(core: Core, s: Seat) -> None:
     """Chosen cards are the seat's alone: a small write of that seat with the hand's edit,
     never the table and its match (an auto-clicker would cost a full write per tap). The
     press's answer says the selection: the hand's edit is the first to wait when the budget
-    is short, and taps meanwhile merge into one edit."""
+    is short, and taps meanwhile merge into one edit. On a busy evening the edit waits a
+    ``hand_interval`` (the confirm buttons drawn before the choice play without it): a play
+    meanwhile takes its place (``Priority.ECHO`` in the outbox)."""
     record = s.table.seats[s.seat]
     record.active_at = time.time()
-    owe = [feed.hand(core, s.table, s.seat, Priority.ECHO)]
+    wait = core.settings.hand_interval if core.budget.busy() else 0.0
+    owe = [feed.hand(core, s.table, s.seat, Priority.ECHO, delay=wait)]
     await core.storage.tables.select(
         s.table.id,
         s.seat,
@@ -137,7 +158,7 @@ async def toggle(core: Core, s: Seat) -> Reply:
         return answer(s.t, await make(core, s, tapped.play))
     record.selection = [str(c) for c in tapped.chosen]
     await _save_selection(core, s)
-    return selected(s.t, tapped.chosen)
+    return Reply(selection_hint(s.t, s.match.view(s.seat), tapped.chosen))
 
 
 def _played_since(s: Seat) -> list[Card] | None:
@@ -155,16 +176,6 @@ def played_already(t: Translator, cards: Sequence[Card]) -> Reply:
     # TRANSLATORS: the answer to a tap on a hand that still shows the player's turn after
     # they played; {cards} is what they played, such as "9♠ K♠".
     return Reply(t._("Not your turn yet — you played {cards}.", cards=cards_text(t, cards)))
-
-
-def selected(t: Translator, chosen: Sequence[Card]) -> Reply:
-    """The answer to a tap that selects: it says the selection at once (an answer is free
-    of Telegram's limits), while the hand's edit may wait its turn."""
-    if not chosen:
-        return Reply(t._("Nothing selected."))
-    # TRANSLATORS: the answer to a tap on a card of the hand; {cards} is the selection, such
-    # as "9♠ K♠".
-    return Reply(t._("Selected: {cards}", cards=cards_text(t, chosen)))
 
 
 @seated(any_ply=True, when_away=True)  # the table may move on while they reach for it

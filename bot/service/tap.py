@@ -2,7 +2,7 @@
 
 Pure: the match and the selection in, a :class:`Tap` out. The hand's card buttons
 (``moves.toggle``) and the Mini App's ``POST /api/tap`` both follow it; the hand's prompt
-(``render.hand``) says what it does (``render.hand.sensible_plays`` is its core, so that
+(``render.hand``) says what it does (``render.choice.sensible_plays`` is its core, so that
 what a prompt promises and what a tap does cannot drift apart).
 
 One tap plays a card when that card has exactly one sensible play: a card alone in its
@@ -23,7 +23,7 @@ from kozel_rules.card import Card
 from kozel_rules.errors import Rule
 from kozel_rules.match import Match
 
-from ..render.hand import sensible_plays
+from ..render.choice import sensible_plays
 from ..render.refusals import Reason, Refused
 
 

@@ -62,6 +62,8 @@ _COLUMNS = (
     "not_before, attempts, version, created_at"
 )
 
+# Marks of one message merge: the earliest time wins, except over a selection's echo, which a
+# later change (a play) takes the place of: that change says when (it may wait longer).
 _INSERT = """
 INSERT INTO outbox (kind, chat_id, table_id, seat, priority, renew, text, message_id, notify,
                     not_before, created_at)
@@ -73,9 +75,11 @@ ON CONFLICT (kind, table_id, seat) WHERE kind IN ('table', 'hand', 'lobby') DO U
     renew = CASE WHEN excluded.renew > 0 THEN outbox.version + 1 ELSE outbox.renew END,
     not_before = CASE WHEN outbox.attempts > 0 THEN outbox.not_before
                       WHEN excluded.not_before < outbox.not_before THEN excluded.not_before
+                      WHEN outbox.priority = {echo} AND excluded.priority < {echo}
+                           THEN excluded.not_before
                       ELSE outbox.not_before END,
     version = outbox.version + 1
-"""
+""".format(echo=int(Priority.ECHO))
 
 
 async def owe(conn: Conn, items: Iterable[Owed], now: float) -> None:

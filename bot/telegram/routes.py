@@ -24,6 +24,7 @@ ROUTES: dict[Op, PressCase] = {
     Op.CANCEL: lobby.cancel,
     Op.TOGGLE: moves.toggle,
     Op.ACT: moves.act,
+    Op.CONFIRM: moves.confirm,
     Op.CLEAR: moves.clear,
     Op.BACK: moves.back,
     Op.COACH: coach.press,

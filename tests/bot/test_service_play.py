@@ -266,7 +266,7 @@ async def test_a_tap_that_selects_says_the_selection_and_its_edit_waits_last(
     card = next(c for a in legal for c in a.cards if sum(c in b.cards for b in legal) > 1)
     tap = press(table, Op.TOGGLE, PEOPLE[seat], version=match.ply, arg=encode_card(card))
     answer = await moves.toggle(core, tap)
-    assert answer.text == f"Selected: {card}" and not answer.alert
+    assert answer.text.startswith(f"Selected: {card} — ") and not answer.alert
     owed = await core.storage.outbox.due(time.time() + 60)
     assert [(o.kind, o.seat, o.priority) for o in owed] == [(OutboxKind.HAND, seat, Priority.ECHO)]
     answer = await moves.toggle(core, tap)  # and out again

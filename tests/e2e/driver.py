@@ -29,7 +29,7 @@ from fakebot.users import SimGroup, SimUser
 
 from bot.storage.pg_conn import numbered
 
-HAND_DATA = re.compile(r"^v1:\d+:\d+:(tog|act|clr|back)")
+HAND_DATA = re.compile(r"^v1:\d+:\d+:(tog|act|cnf|clr|back)")
 TURN_MARK = "👉"
 TOGGLED = ("Selected:", "Nothing selected")  # the answers to a tap that selects
 SLOW_DOWN = "Not so fast"  # the answer to a press over the person's fair share

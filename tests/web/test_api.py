@@ -26,7 +26,7 @@ from service_fakes import (
 )
 
 from bot.callback import Op, encode_action
-from bot.render.hand import sensible_plays
+from bot.render.choice import sensible_plays
 from bot.service import admin, moves
 from bot.service.analyses import Analyses
 from bot.service.core import Core
