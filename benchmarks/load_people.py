@@ -174,7 +174,7 @@ class Person:
                 self._count(text)
                 if played(text) or text is None or not early:
                     return
-                hint = ""  # refused (the choice changed meanwhile): look at the hand again
+                hint = text  # refused: the choice stays; tap on from it
             else:
                 outcome = await self._tap_one(hand, free, chosen)
                 if outcome is None:
@@ -197,8 +197,9 @@ class Person:
     async def _tap_one(
         self, hand: StoredMessage, free: list[Button], chosen: set[str]
     ) -> str | None:
-        """Tap free cards until one is taken into the choice; its answer ("" when the tap
-        cleared the choice instead, or played a card alone), or None: stop this play."""
+        """Tap free cards until one is taken into the choice: its answer. When none is, the
+        choice is taken back: "" after the clear button (the hand will show it), else the
+        last answer. None: stop this play (a card played alone, a stale hand)."""
         self.rng.shuffle(free)
         for card in free:
             text = await self._press(hand, card)
@@ -213,11 +214,13 @@ class Person:
         # No card joins the choice: take it back (the clear button, or each chosen card).
         clear = [b for b in hand.buttons if op_of(b) == "clr"]
         undo = clear[:1] or [b for b in hand.buttons if b.callback_data in chosen]
+        text: str | None = ""
         for button in undo:
-            if await self._press(hand, button) is None:
+            text = await self._press(hand, button)
+            if text is None:
                 return None
         chosen.clear()
-        return ""
+        return "" if clear else text
 
     async def _next_screen(self, before: tuple[int, int]) -> StoredMessage | None:
         """The hand once it differs from ``before`` (message id, changed_seq), or None if
