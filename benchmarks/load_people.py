@@ -168,6 +168,8 @@ class Person:
                 and not b.text.startswith(("(", "✅"))
                 and b.callback_data not in chosen
             ]
+            # Messages change in place: note the screen before tapping, not after.
+            before = (hand.message_id, hand.changed_seq)
             ready = confirms or early
             if ready and (not free or self.rng.random() < 0.6):
                 text = await self._press(hand, self.rng.choice(ready))
@@ -186,7 +188,7 @@ class Person:
                     return
                 hand = self.hand() or hand
                 continue
-            updated = await self._next_screen((hand.message_id, hand.changed_seq))
+            updated = await self._next_screen(before)
             if updated is None or TURN_MARK not in (updated.text or ""):
                 return
             if not await self._pause(self.pace.tap):

@@ -246,11 +246,13 @@ def _choice_rows(
             [Button(chosen_label(t, verb), cb(Op.CONFIRM, verb.value))]
             for verb in asking_verbs(view)
         ]
-    matching = sorted((a for a in plays if set(a.cards) == chosen), key=lambda a: confirm_order(a.verb))
+    matching = sorted(
+        (a for a in plays if set(a.cards) == chosen), key=lambda a: confirm_order(a.verb)
+    )
     rows = [[_confirm(t, a, cb(Op.ACT, encode_action(a)))] for a in matching]
     # TRANSLATORS: a button under the hand: unselect the chosen cards. Not the word used
     # for discarding cards face down, which is on a button next to it.
-    rows.append([Button("↺ " + t._("Clear selection"), cb(Op.CLEAR))])
+    rows.append([Button("↺ " + t._("Clear selection"), cb(Op.CLEAR, ""))])
     return rows
 
 

@@ -87,9 +87,9 @@ async def confirm(core: Core, s: Seat) -> Reply:
         verb = Verb(s.press.cb.arg)
     except ValueError:
         return refusal(s.t, Refused.INVALID)
-    chosen = [Card.parse(c) for c in s.table.seats[s.seat].selection]
-    if verb.is_special:
+    if verb.is_special:  # specials have buttons of their own, with their cards
         return refusal(s.t, Refused.INVALID)
+    chosen = [Card.parse(c) for c in s.table.seats[s.seat].selection]
     if not chosen:
         return refusal(s.t, Refused.NOTHING_CHOSEN)
     # The engine names the rule a wrong choice breaks (nothing changes then).
