@@ -148,8 +148,16 @@ def measure(
             if text and re.search(r"out of date|not your turn", text, re.IGNORECASE):
                 figures.stale_answers += 1
 
+    # A match's last play has no next turn (the next match's lobby comes first).
+    match_ends: dict[int, list[float]] = {}
+    sql = (
+        "SELECT g.chat_id, l.at FROM table_log l JOIN game_tables g ON g.id = l.table_id "
+        "WHERE l.kind = 'match'"
+    )
+    for chat_id, at in store_rows(db, sql):
+        match_ends.setdefault(int(str(chat_id)), []).append(float(str(at)))
     for table in tables:
-        _turn_lags(fake, table, inside, figures)
+        _turn_lags(fake, table, inside, figures, match_ends.get(table.group.id, []))
     _group_shows(fake, db, inside, figures)
 
     for chat in {t.group.id for t in tables}:
@@ -283,8 +291,10 @@ def _turn_lags(
     table: TableRun,
     inside: Callable[[float | None], bool],
     figures: Figures,
+    match_ends: list[float],
 ) -> None:
-    """Accepted play -> the next moment a hand of the table shows "👉" (a turn).
+    """Accepted play -> the next moment a hand of the table shows "👉" (a turn); not for
+    a play that ended its match (``match_ends``: when the table's matches ended).
 
     A turn shown on another person's hand counts from the press (it was nobody else's turn
     before); on the player's own hand (a trick won, a lead again) only after the answer.
@@ -306,6 +316,8 @@ def _turn_lags(
         if press.answer is None or not played(press.answer.text):
             continue
         assert press.answered_at is not None
+        if any(press.at <= end <= press.answered_at for end in match_ends):
+            continue
         candidates = []
         for user_id, times in marks.items():
             since = press.answered_at if user_id == press.user_id else press.at

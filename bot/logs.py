@@ -1,7 +1,7 @@
 """The bot's logging, set up once at start: one handler on stderr, as text or JSON lines, and a
 filter that masks every secret (the token, a database password, the webhook secret) in every
-record, whoever logs it: PTB and httpx put the token in request URLs at DEBUG, and an error's
-text or traceback may carry it too.
+record, whoever logs it: PTB and the bot's HTTP client (``telegram.request``) put the token
+in request URLs at DEBUG, and an error's text or traceback may carry it too.
 """
 
 from __future__ import annotations
@@ -110,13 +110,9 @@ def setup(config: Config, stream: IO[str] | None = None) -> logging.Handler:
     root.setLevel(config.log_level)
     logging.captureWarnings(True)  # a library's warning goes through the filter too
     sys.excepthook = _log_uncaught  # and so does a traceback that ends the process
-    # httpx logs every request at INFO; keep it for DEBUG runs only.
-    logging.getLogger("httpx").setLevel(
-        logging.DEBUG if config.log_level == "DEBUG" else logging.WARNING
-    )
-    # At DEBUG these two log every statement and every step of every request: megabytes that
-    # bury the bot's own lines (and cost much of its time).
-    for chatty in ("aiosqlite", "httpcore"):
+    # At DEBUG this logs every statement: megabytes that bury the bot's own lines (and cost
+    # much of its time).
+    for chatty in ("aiosqlite",):
         logging.getLogger(chatty).setLevel(
             max(logging.INFO, logging.getLevelName(config.log_level))
         )
