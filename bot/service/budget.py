@@ -25,7 +25,7 @@ BUSY_SECONDS = 5.0  # how far back ``Budget.busy`` looks
 
 @dataclass(frozen=True)
 class Limits:
-    overall: tuple[int, float] = (26, 1.0)  # calls, seconds: Telegram allows about 30/s
+    overall: tuple[int, float] = (25, 1.0)  # calls, seconds: Telegram allows about 30/s
     # ... and no more than a quarter of that in any quarter second: calls booked in a burst
     # reach Telegram bunched with the next second's (answers take varying time).
     pace: tuple[int, float] = (7, 0.25)
@@ -45,9 +45,10 @@ class Limits:
         chat), kept a little under them."""
         calls = int(overall)
         group = max(1, int(group_per_minute) - 1)
-        overall = max(1, calls - 4 if calls > 10 else calls)
+        overall = max(1, calls - 5 if calls > 10 else calls)
         return Limits(
-            # Calls booked in one second may reach Telegram a little bunched: keep a margin.
+            # Calls booked in one second may reach Telegram a little bunched (a sixth of a
+            # second's spread in when they arrive, at full speed): keep a margin for it.
             overall=(overall, 1.0),
             pace=(max(1, -(-overall // 4)), 0.25),
             group=(group, 60.0),

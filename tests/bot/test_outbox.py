@@ -168,7 +168,7 @@ def test_a_result_waiting_in_one_topic_holds_back_nothing_in_the_others() -> Non
 def test_the_budget_paces_a_burst_over_the_second() -> None:
     now = [0.0]
     budget = Budget(Limits.of(30, 20, 1), clock=lambda: now[0])
-    assert budget.room() == 7  # a quarter of the 26 a second the bot allows itself
+    assert budget.room() == 7  # a quarter of the 25 a second the bot allows itself (rounded up)
     for chat in range(101, 108):
         assert budget.ready_at(chat) == 0.0
         budget.spend(chat)
@@ -180,8 +180,8 @@ def test_the_budget_paces_a_burst_over_the_second() -> None:
 
 def test_the_budget_is_busy_while_more_than_half_its_last_seconds_are_spent() -> None:
     now = [0.0]
-    budget = Budget(Limits.of(30, 20, 1), clock=lambda: now[0])  # 26 a second: 130 in 5 s
-    for call in range(65):  # 13 a second, half the budget: not busy yet
+    budget = Budget(Limits.of(30, 20, 1), clock=lambda: now[0])  # 25 a second: 125 in 5 s
+    for call in range(62):  # 62 of 125: half the budget, not busy yet
         now[0] = call / 13
         budget.spend(call)
     assert not budget.busy()
