@@ -69,7 +69,7 @@ def render_lobby(core: Core, t: Translator, table: TableRecord) -> Screen:
 
 
 def lobby(table: TableRecord, *, renew: bool = False) -> Owed:
-    return Owed(OutboxKind.LOBBY, table.chat_id, Priority.GROUP, table.id, renew=renew)
+    return Owed(OutboxKind.LOBBY, table.chat_id, Priority.PRESSER, table.id, renew=renew)
 
 
 def group_table(

@@ -30,8 +30,9 @@ class Priority(IntEnum):
     demand exceeds it the lowest are shed first (they wait, and their marks merge)."""
 
     TURN = 0  # never shed: the player whose turn it is, a trick's end in the group, results
-    PRESSER = 1  # the player whose press found their hand out of date
-    GROUP = 2  # the group's table between trick ends, the lobby
+    PRESSER = 1  # the player whose press found their hand out of date; the lobby (its people
+    # pressed Join and wait to see their seat: on a busy evening a new table still starts)
+    GROUP = 2  # the group's table between trick ends
     WAITING = 3  # players who only wait (their own cards changed, or they just played)
     ECHO = 4  # a hand showing the presser's own selection (their press's answer said it)
     CLEANUP = 5  # deletions of old messages

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
 
-from bot.callback import Callback, Op
+from bot.callback import Callback, Op, encode_action
 from bot.screen import Screen
-from bot.service import lobby, timers
+from bot.service import lobby, moves, timers
 from bot.service.budget import Budget, Limits
 from bot.service.core import Core, Settings
 from bot.service.feed import seating_key
@@ -23,6 +23,7 @@ from bot.service.reply import Press, Reply
 from bot.service.sender import Sender
 from bot.service.timer_runner import TimerRunner
 from bot.storage import SqliteStorage, TableRecord, Timer
+from kozel_rules.view import SeatView
 
 
 @dataclass
@@ -217,3 +218,22 @@ async def storage(tmp_path: Path) -> AsyncIterator[SqliteStorage]:
 @pytest.fixture
 def messenger() -> FakeMessenger:
     return FakeMessenger()
+
+
+async def play_until(
+    core: Core, table: TableRecord, wanted: Callable[[SeatView], bool]
+) -> tuple[TableRecord, int]:
+    """Play the first legal move of every turn until the seat to move sees ``wanted``."""
+    for _ in range(60):
+        table = await reload(core, table)
+        match = core.match_of(table)
+        seat = match.to_move
+        assert seat is not None
+        if wanted(match.view(seat)):
+            return table, seat
+        action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+        arg = encode_action(action)
+        cb = press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=arg)
+        assert (await moves.act(core, cb)).text.startswith("Played: ")
+        await settle(core)
+    raise AssertionError("no such turn in 60 plays")

@@ -6,12 +6,20 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
 
 import pytest
-from service_fakes import PEOPLE, FakeMessenger, make_core, press, reload, seat_four, settle
+from service_fakes import (
+    PEOPLE,
+    FakeMessenger,
+    make_core,
+    play_until,
+    press,
+    reload,
+    seat_four,
+    settle,
+)
 
-from bot.callback import Op, encode_action, encode_card, parse
+from bot.callback import Op, encode_card, parse
 from bot.service import moves
 from bot.service.core import Core
 from bot.storage import OutboxKind, Priority, SqliteStorage, TableRecord
@@ -29,25 +37,6 @@ def pair_lead(view: SeatView) -> tuple[Card, Card] | None:
     """Two cards the seat may lead together, if its turn is a lead with such a pair."""
     pairs = [a.cards for a in view.legal if a.verb is Verb.LEAD and len(a.cards) == 2]
     return (pairs[0][0], pairs[0][1]) if pairs else None
-
-
-async def play_until(
-    core: Core, table: TableRecord, wanted: Callable[[SeatView], bool]
-) -> tuple[TableRecord, int]:
-    """Play the first legal move of every turn until the seat to move sees ``wanted``."""
-    for _ in range(60):
-        table = await reload(core, table)
-        match = core.match_of(table)
-        seat = match.to_move
-        assert seat is not None
-        if wanted(match.view(seat)):
-            return table, seat
-        action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
-        arg = encode_action(action)
-        cb = press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=arg)
-        assert (await moves.act(core, cb)).text.startswith("Played: ")
-        await settle(core)
-    raise AssertionError("no such turn in 60 plays")
 
 
 def hand_buttons(core: Core, messenger: FakeMessenger, table: TableRecord, seat: int) -> list:

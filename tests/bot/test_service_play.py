@@ -16,6 +16,7 @@ from service_fakes import (
     fire,
     fire_next,
     make_core,
+    play_until,
     press,
     reload,
     seat_four,
@@ -30,6 +31,8 @@ from bot.service.restart import resume_all
 from bot.service.timer_runner import TimerRunner
 from bot.storage import Actor, LogKind, OutboxKind, Priority, SqliteStorage, TableRecord
 from kozel_rules.action import Verb
+from kozel_rules.card import Card
+from kozel_rules.view import SeatView
 
 
 @pytest.fixture
@@ -258,12 +261,14 @@ async def test_a_tap_while_another_plays_is_answered_without_a_write_or_an_edit(
 async def test_a_tap_that_selects_says_the_selection_and_its_edit_waits_last(
     core: Core, messenger: FakeMessenger
 ) -> None:
-    table = await seat_four(core)
+    def shared(view: SeatView) -> list[Card]:
+        """Cards in more than one play: a tap on one selects (it is not played at once)."""
+        legal = [a for a in view.legal if not a.verb.is_special]
+        return [c for a in legal for c in a.cards if sum(c in b.cards for b in legal) > 1]
+
+    table, seat = await play_until(core, await seat_four(core), lambda v: bool(shared(v)))
     match = core.match_of(table)
-    seat = to_move(core, table)
-    legal = [a for a in match.legal_actions(seat) if not a.verb.is_special]
-    # A card in more than one play: a tap on it selects (it is not played at once).
-    card = next(c for a in legal for c in a.cards if sum(c in b.cards for b in legal) > 1)
+    card = shared(match.view(seat))[0]
     tap = press(table, Op.TOGGLE, PEOPLE[seat], version=match.ply, arg=encode_card(card))
     answer = await moves.toggle(core, tap)
     assert answer.text.startswith(f"Selected: {card} — ") and not answer.alert
