@@ -54,6 +54,9 @@ class Figures:
     stale_answers: int = 0
     hits_by_scope: Counter[str] = field(default_factory=Counter)
     hits_not_waited_out: int = 0
+    # ... for each: how long after the 429 the next call came (a call already on its way when
+    # the 429 went out comes within milliseconds; one the bot sent after hearing it, later)
+    early_gaps: list[float] = field(default_factory=list)
     hits_no_next_call: int = 0
     silences: list[float] = field(default_factory=list)  # gaps > 1 s with no bot call
     limiter_sleeps: list[float] = field(default_factory=list)  # PTB "Retrying after N"
@@ -133,6 +136,8 @@ def measure(
             figures.hits_by_scope[hit.scope] += 1
             if hit.waited_out is False:
                 figures.hits_not_waited_out += 1
+                if hit.next_at is not None:
+                    figures.early_gaps.append(hit.next_at - hit.at)
             elif hit.waited_out is None:
                 figures.hits_no_next_call += 1
 
@@ -506,7 +511,17 @@ def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
     lines += _rows(
         [
             ("total", f"{sum(f.hits_by_scope.values())} ({scopes})"),
-            ("not waited out", str(f.hits_not_waited_out)),
+            (
+                "not waited out",
+                f"{f.hits_not_waited_out}"
+                + (
+                    " (the next call came "
+                    + ", ".join(f"{gap * 1000:.0f} ms" for gap in f.early_gaps)
+                    + " after the 429)"
+                    if f.early_gaps
+                    else ""
+                ),
+            ),
             ("no call after it", str(f.hits_no_next_call)),
             (
                 "bot's limiter slept",
