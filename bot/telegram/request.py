@@ -1,7 +1,8 @@
-"""PTB's HTTP client for the Bot API, as the bot uses it: aiohttp's client (a call costs a
-seventh of the CPU of PTB's default, httpx: on a busy evening every press costs one call,
-its answer), a read timeout long enough for Telegram's slow answers, and every answer (or its
-absence) told to whoever watches whether Telegram can be reached (``service.reach``)."""
+"""The bot's HTTP client for the Bot API, under PTB's ``BaseRequest``: aiohttp's client (a
+call costs a seventh of the CPU of PTB's default, httpx, and on a busy evening every press
+costs a call: its answer), a read timeout long enough for Telegram's slow answers, and every
+answer (or its absence) told to whoever watches whether Telegram can be reached
+(``service.reach``)."""
 
 from __future__ import annotations
 
