@@ -21,12 +21,13 @@ from fakebot.fixtures import (
     pytest_runtest_makereport,
 )
 from pgcluster import PgCluster, find_bindir, required
-from service_fakes import messenger, storage
+from service_fakes import core, messenger, storage
 from storage_targets import BACKENDS, Target
 
 __all__ = [
     "bot_database",
     "bot_process",
+    "core",
     "fake_telegram",
     "messenger",
     "pytest_runtest_makereport",

@@ -220,6 +220,12 @@ def messenger() -> FakeMessenger:
     return FakeMessenger()
 
 
+@pytest.fixture
+def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
+    """The service as production wires it (a module may define its own, with other settings)."""
+    return make_core(storage, messenger)
+
+
 async def play_until(
     core: Core, table: TableRecord, wanted: Callable[[SeatView], bool]
 ) -> tuple[TableRecord, int]:

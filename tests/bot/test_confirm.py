@@ -11,7 +11,6 @@ import pytest
 from service_fakes import (
     PEOPLE,
     FakeMessenger,
-    make_core,
     play_until,
     press,
     reload,
@@ -22,15 +21,10 @@ from service_fakes import (
 from bot.callback import Op, encode_card, parse
 from bot.service import moves
 from bot.service.core import Core
-from bot.storage import OutboxKind, Priority, SqliteStorage, TableRecord
+from bot.storage import OutboxKind, Priority, TableRecord
 from kozel_rules.action import Verb
 from kozel_rules.card import Card
 from kozel_rules.view import SeatView
-
-
-@pytest.fixture
-def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
-    return make_core(storage, messenger)
 
 
 def pair_lead(view: SeatView) -> tuple[Card, Card] | None:

@@ -3,19 +3,12 @@ out — made, or refused with the reason, the engine's rule or the bot's own."""
 
 from __future__ import annotations
 
-import pytest
-from service_fakes import PEOPLE, FakeMessenger, make_core, reload, seat_four
+from service_fakes import PEOPLE, reload, seat_four
 
 from bot.render.refusals import Refused
 from bot.service.core import Core
 from bot.service.play import play
-from bot.storage import SqliteStorage
 from kozel_rules import Rule
-
-
-@pytest.fixture
-def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
-    return make_core(storage, messenger)
 
 
 async def test_an_action_is_made_or_refused_with_its_reason(core: Core) -> None:

@@ -35,11 +35,6 @@ from kozel_rules.card import Card
 from kozel_rules.view import SeatView
 
 
-@pytest.fixture
-def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
-    return make_core(storage, messenger)
-
-
 def to_move(core: Core, table: TableRecord) -> int:
     seat = core.match_of(table).to_move
     assert seat is not None

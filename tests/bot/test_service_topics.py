@@ -5,13 +5,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pytest
 from service_fakes import (
     GROUP,
     PEOPLE,
     FakeMessenger,
     Message,
-    make_core,
     press,
     reload,
     settle,
@@ -20,15 +18,10 @@ from service_fakes import (
 from bot.callback import Op
 from bot.service import admin, feed, info, lobby
 from bot.service.core import Core
-from bot.storage import SqliteStorage, TableRecord, TableStatus
+from bot.storage import TableRecord, TableStatus
 
 TOPIC_A = replace(GROUP, thread_id=5)
 TOPIC_B = replace(GROUP, thread_id=6)
-
-
-@pytest.fixture
-def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
-    return make_core(storage, messenger)
 
 
 async def table_in(core: Core, thread_id: int | None) -> TableRecord:

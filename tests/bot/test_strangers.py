@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
 from ladder_fixtures import teams
 from service_fakes import (
     GROUP,
     PEOPLE,
     FakeMessenger,
-    make_core,
     no,
     press,
     reload,
@@ -36,12 +34,7 @@ from bot.service.core import Core
 from bot.service.feed import lobby_key
 from bot.service.ports import Person, Shared
 from bot.service.reply import Press
-from bot.storage import LadderMatch, MatchRecord, Priority, SqliteStorage, TableStatus
-
-
-@pytest.fixture
-def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
-    return make_core(storage, messenger)
+from bot.storage import LadderMatch, MatchRecord, Priority, TableStatus
 
 
 class Asked:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from service_fakes import PEOPLE, FakeMessenger, make_core, press, reload, seat_four
+from service_fakes import PEOPLE, press, reload, seat_four
 
 sys.path.append(str(Path(__file__).resolve().parent.parent / "engine"))
 from kozel_testkit import new_match  # the engine tests' literal deals
@@ -19,7 +19,6 @@ from bot.render.refusals import Refused, refusal_text
 from bot.service import moves
 from bot.service.core import Core
 from bot.service.tap import tap
-from bot.storage import SqliteStorage
 from kozel_rules import Action, Card, Match, Rule, get_variant, parse_cards
 
 
@@ -111,11 +110,6 @@ def test_an_answer_to_several_cards_is_built_then_confirmed() -> None:
     assert tap(m, 2, cards("6♥"), Card.parse("7♥")).chosen == cards("6♥ 7♥")  # no auto-discard
     too_many = tap(m, 2, cards("6♥ 7♥"), Card.parse("8♥"))
     assert too_many.refused == Rule.WRONG_CARD_COUNT
-
-
-@pytest.fixture
-def core(storage: SqliteStorage, messenger: FakeMessenger) -> Core:
-    return make_core(storage, messenger)
 
 
 async def test_a_tap_on_a_card_that_cannot_be_played_says_which_rule_forbids_it(
