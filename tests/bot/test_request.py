@@ -5,8 +5,9 @@ reach watch hears for an answer, a refused connection and a timeout."""
 from __future__ import annotations
 
 import asyncio
-import socket
+import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from aiohttp import web
@@ -14,6 +15,7 @@ from telegram import InputFile
 from telegram.error import NetworkError, TimedOut
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
+from test_main import closed_port
 
 from bot.telegram.request import WatchedRequest
 
@@ -45,21 +47,25 @@ async def server() -> AsyncIterator[tuple[str, list[dict[str, object]]]]:
     await runner.cleanup()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+@contextlib.asynccontextmanager
+async def watched(**settings: Any) -> AsyncIterator[tuple[WatchedRequest, list[str]]]:
+    """A client between ``initialize`` and ``shutdown``, and what the reach watch heard."""
+    request = WatchedRequest(**settings)
+    heard: list[str] = []
+    request.on_answer = lambda: heard.append("answer")
+    request.on_failure = lambda: heard.append("failure")
+    await request.initialize()
+    try:
+        yield request, heard
+    finally:
+        await request.shutdown()
 
 
 async def test_a_call_sends_its_parameters_as_a_form_and_counts_as_an_answer(
     server: tuple[str, list[dict[str, object]]],
 ) -> None:
     base, seen = server
-    request = WatchedRequest(connection_pool_size=4)
-    answers: list[str] = []
-    request.on_answer = lambda: answers.append("answer")
-    await request.initialize()
-    try:
+    async with watched(connection_pool_size=4) as (request, heard):
         data = RequestData(
             [
                 RequestParameter.from_input("chat_id", 7),
@@ -69,7 +75,7 @@ async def test_a_call_sends_its_parameters_as_a_form_and_counts_as_an_answer(
         code, body = await request.do_request(f"{base}/sendMessage", "POST", data)
         assert code == 200 and b'"ok": true' in body
         assert seen == [{"chat_id": "7", "text": "9♠ K♠"}]
-        assert answers == ["answer"]
+        assert heard == ["answer"]
 
         upload = InputFile(b"hello", filename="notes.txt")
         files = RequestData(
@@ -81,32 +87,18 @@ async def test_a_call_sends_its_parameters_as_a_form_and_counts_as_an_answer(
         assert (await request.do_request(f"{base}/sendDocument", "POST", files))[0] == 200
         assert seen[-1]["chat_id"] == (None, b"7")
         assert seen[-1][upload.attach_name or "document"] == ("notes.txt", b"hello")
-    finally:
-        await request.shutdown()
 
 
 async def test_no_answer_is_a_failure_the_reach_watch_hears() -> None:
-    request = WatchedRequest(connection_pool_size=1)
-    failures: list[str] = []
-    request.on_failure = lambda: failures.append("failure")
-    await request.initialize()
-    try:
+    async with watched(connection_pool_size=1) as (request, heard):
         with pytest.raises(NetworkError):
-            await request.do_request(f"http://127.0.0.1:{free_port()}/bot1:x/getMe", "POST")
-        assert failures == ["failure"]
-    finally:
-        await request.shutdown()
+            await request.do_request(f"http://127.0.0.1:{closed_port()}/bot1:x/getMe", "POST")
+        assert heard == ["failure"]
 
 
 async def test_a_late_answer_times_out(server: tuple[str, list[dict[str, object]]]) -> None:
     base, _ = server
-    request = WatchedRequest(connection_pool_size=1, read_timeout=0.2)
-    failures: list[str] = []
-    request.on_failure = lambda: failures.append("failure")
-    await request.initialize()
-    try:
+    async with watched(connection_pool_size=1, read_timeout=0.2) as (request, heard):
         with pytest.raises(TimedOut):
             await request.do_request(f"{base}/slow", "POST")
-        assert failures == ["failure"]
-    finally:
-        await request.shutdown()
+        assert heard == ["failure"]
