@@ -9,7 +9,8 @@ evening that edit waits (``service.moves``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from enum import Enum
 
 from kozel_rules.action import Action, Verb
 from kozel_rules.card import Card
@@ -79,15 +80,40 @@ def chosen_label(t: Translator, verb: Verb) -> str:
     return labels.get(verb, "▶️ " + t._("Play the chosen cards"))
 
 
+class Choice(Enum):
+    """What the chosen cards make now (the hand's prompt and a tap's answer both say it)."""
+
+    DISCARD = "discard"  # a play face down only
+    BEAT_OR_DISCARD = "beat-or-discard"
+    PLAY = "play"  # a play of another verb
+    MORE = "more"  # part of an answer: more cards to choose
+    NONE = "none"  # no play: the choice must change
+
+
+def judge(view: SeatView, chosen: Collection[Card]) -> tuple[Choice, int]:
+    """What ``chosen`` makes, and how many cards an answer still needs."""
+    picked = set(chosen)
+    verbs = {a.verb for a in view.legal if not a.verb.is_special and set(a.cards) == picked}
+    missing = set_size(view) - len(picked)
+    if verbs == {Verb.DISCARD}:
+        return Choice.DISCARD, missing
+    if verbs == {Verb.BEAT, Verb.DISCARD}:
+        return Choice.BEAT_OR_DISCARD, missing
+    if verbs:
+        return Choice.PLAY, missing
+    if view.phase == Phase.RESPOND and missing > 0:
+        return Choice.MORE, missing
+    return Choice.NONE, missing
+
+
 def selection_hint(t: Translator, view: SeatView, chosen: Sequence[Card]) -> str:
     """The answer to a tap that selects: the selection and what the buttons do with it."""
     if not chosen:
         return t._("Nothing selected.")
     cards = cards_text(t, chosen)
-    picked = set(chosen)
-    verbs = {a.verb for a in view.legal if not a.verb.is_special and set(a.cards) == picked}
-    n = len(picked)
-    if verbs == {Verb.DISCARD}:
+    choice, missing = judge(view, chosen)
+    n = len(set(chosen))
+    if choice is Choice.DISCARD:
         # TRANSLATORS: the answer to a tap on a card; {cards} is the selection, such as "9♠".
         return t.n_(
             "Selected: {cards} — 🂠 discards it face down.",
@@ -95,17 +121,16 @@ def selection_hint(t: Translator, view: SeatView, chosen: Sequence[Card]) -> str
             n,
             cards=cards,
         )
-    if verbs == {Verb.BEAT, Verb.DISCARD}:
+    if choice is Choice.BEAT_OR_DISCARD:
         return t._("Selected: {cards} — ⚔️ beats, 🂠 discards face down.", cards=cards)
-    if verbs:
+    if choice is Choice.PLAY:
         return t.n_(
             "Selected: {cards} — the button below plays it.",
             "Selected: {cards} — the button below plays them.",
             n,
             cards=cards,
         )
-    missing = set_size(view) - n
-    if view.phase == Phase.RESPOND and missing > 0:
+    if choice is Choice.MORE:
         return t.n_(
             "Selected: {cards} — choose {n} more card.",
             "Selected: {cards} — choose {n} more cards.",

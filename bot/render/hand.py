@@ -15,9 +15,11 @@ from ..i18n import Translator
 from ..screen import Button, Screen, Style
 from .choice import (
     POINT_CARD,
+    Choice,
     asking_verbs,
     chosen_label,
     confirm_order,
+    judge,
     partner_on_top,
     set_size,
 )
@@ -64,7 +66,7 @@ def hand_prompt(
             return t._("Not your turn — but you may declare your special lead at any moment.")
         return t._("Waiting for the others…")
     if selection:
-        return "👉 " + _chosen_prompt(t, view, legal, selection)
+        return "👉 " + _chosen_prompt(t, view, selection)
     variant = get_variant(view.variant)
     follow = variant.trick_kind is TrickKind.FOLLOW
     if view.phase == Phase.RESPOND and follow:
@@ -100,31 +102,27 @@ def hand_prompt(
     return "👉 " + prompts.get(view.phase, t._("Your turn."))
 
 
-def _chosen_prompt(
-    t: Translator, view: SeatView, legal: Sequence[Action], selection: Sequence[Card]
-) -> str:
-    chosen = set(selection)
-    cards = cards_text(t, sorted(chosen))
-    playable = [a for a in legal if set(a.cards) == chosen and not a.verb.is_special]
-    if not playable:
-        missing = set_size(view) - len(chosen)
-        if view.phase == Phase.RESPOND and missing > 0:
-            return t.n_(
-                "Chosen: {cards} — choose {n} more card.",
-                "Chosen: {cards} — choose {n} more cards.",
-                missing,
-                cards=cards,
-            )
+def _chosen_prompt(t: Translator, view: SeatView, selection: Sequence[Card]) -> str:
+    cards = cards_text(t, sorted(set(selection)))
+    choice, missing = judge(view, selection)
+    n = len(set(selection))
+    if choice is Choice.MORE:
+        return t.n_(
+            "Chosen: {cards} — choose {n} more card.",
+            "Chosen: {cards} — choose {n} more cards.",
+            missing,
+            cards=cards,
+        )
+    if choice is Choice.NONE:
         return t._("Chosen: {cards} — tap a card to change the choice.", cards=cards)
-    verbs = {a.verb for a in playable}
-    if verbs == {Verb.DISCARD}:
+    if choice is Choice.DISCARD:
         return t.n_(
             "{cards} cannot beat: 🂠 below throws it face down; a tap on it takes it back.",
             "{cards} cannot beat: 🂠 below throws them face down; a tap on a card takes it back.",
-            len(chosen),
+            n,
             cards=cards,
         )
-    if verbs == {Verb.BEAT, Verb.DISCARD}:
+    if choice is Choice.BEAT_OR_DISCARD:
         return t._(
             "{cards}: ⚔️ below beats, 🂠 throws face down; a tap on a card takes it back.",
             cards=cards,
@@ -132,7 +130,7 @@ def _chosen_prompt(
     return t.n_(
         "Chosen: {cards} — the button below plays it; a tap on a card adds it or takes it back.",
         "Chosen: {cards} — the button below plays them; a tap on a card adds it or takes it back.",
-        len(chosen),
+        n,
         cards=cards,
     )
 
