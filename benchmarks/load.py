@@ -81,6 +81,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -323,6 +324,10 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
     )
     stop = asyncio.Event()
     proxy: RoundRobinProxy | None = None
+    lags: list[tuple[float, float]] = []
+    probe = asyncio.create_task(loop_lag(lags))
+    pauses = GcPauses()
+    gc.callbacks.append(pauses)
     async with FakeTelegram(limits=limits) as fake:
         if database_url is None:
             bots = [BotProcess(fake, workdir, env=env, cwd=bot_dir, startup_timeout=60)]
@@ -366,10 +371,17 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
         taken_before = {t: proxy.ok_posts(t) for t in proxy.targets} if proxy else {}
         cpu_before = resource.getrusage(resource.RUSAGE_SELF)
         bots_cpu_before = [process_cpu(bot.pid) for bot in bots]
+        # The fake shares this process's loop: a full collection of the people's and the
+        # fake's records (300 ms at 30 tables) would stall Telegram itself, bunch the calls it
+        # timestamps and delay the answers it logs. Telegram does not pause for our people.
+        gc.freeze()
+        gc.disable()
         t0 = time.time()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=args.seconds)
         t1 = time.time()
+        gc.enable()
+        gc.unfreeze()
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
         bots_cpu = [
             process_cpu(bot.pid) - before for bot, before in zip(bots, bots_cpu_before, strict=True)
@@ -391,7 +403,10 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
         bot_cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
 
         logs = "\n".join(bot.log_text() for bot in bots)
-        figures = measure(fake, tables, db, limits, t0, t1, logs)
+        probe.cancel()
+        gc.callbacks.remove(pauses)
+        print(f"harness GC: {pauses.describe(t0, t1)}")
+        figures = measure(fake, tables, db, limits, t0, t1, logs, lags)
         figures.bot_cpu = sum(bots_cpu)
         errors = [f"table {t.index}: {t.error}" for t in tables if t.error]
         header = [
@@ -433,6 +448,38 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
             if tracebacks:
                 print(f"  the bot logged {tracebacks} tracebacks (see {bot.log_path})")
         return 0 if all(c == 0 for c in codes) and not fake.internal_errors else 1
+
+
+class GcPauses:
+    """The harness's own garbage collections (a long one stalls the fake's loop)."""
+
+    def __init__(self) -> None:
+        self.started = 0.0
+        self.pauses: list[tuple[float, int, float]] = []  # at, generation, seconds
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+        else:
+            took = time.perf_counter() - self.started
+            self.pauses.append((time.time(), info["generation"], took))
+
+    def describe(self, t0: float, t1: float) -> str:
+        inside = [(g, s) for at, g, s in self.pauses if t0 <= at < t1]
+        worst = max((s for _, s in inside), default=0.0)
+        full = [s for g, s in inside if g == 2]
+        return (
+            f"{len(inside)} collections in the window, longest {worst * 1000:.0f} ms; "
+            f"{len(full)} full ones, {sum(full) * 1000:.0f} ms in all"
+        )
+
+
+async def loop_lag(out: list[tuple[float, float]], every: float = 0.02) -> None:
+    """How late this loop wakes a sleeper (epoch time, lateness), until cancelled."""
+    while True:
+        before = time.perf_counter()
+        await asyncio.sleep(every)
+        out.append((time.time(), max(0.0, time.perf_counter() - before - every)))
 
 
 def posts_owed(db: Path | str) -> int:

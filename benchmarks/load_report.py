@@ -57,6 +57,11 @@ class Figures:
     # ... for each: how long after the 429 the next call came (a call already on its way when
     # the 429 went out comes within milliseconds; one the bot sent after hearing it, later)
     early_gaps: list[float] = field(default_factory=list)
+    # ... and for every 429 in the window: calls the fake counted in the second before it and in
+    # its last quarter second, and the harness's worst loop lag in that second (the fake shares
+    # the harness's loop: a stall there bunches the calls it timestamps)
+    hit_contexts: list[tuple[int, int, float]] = field(default_factory=list)
+    loop_lags: list[float] = field(default_factory=list)  # the harness loop's, in the window
     hits_no_next_call: int = 0
     silences: list[float] = field(default_factory=list)  # gaps > 1 s with no bot call
     limiter_sleeps: list[float] = field(default_factory=list)  # PTB "Retrying after N"
@@ -91,6 +96,7 @@ def measure(
     t0: float,
     t1: float,
     bot_log: str = "",
+    loop_lags: Sequence[tuple[float, float]] = (),
 ) -> Figures:
     """Figures for the window ``[t0, t1)`` (epoch seconds); posts owed/delivered for the run.
     ``db``: the bot's store, a SQLite file or a PostgreSQL URL."""
@@ -131,8 +137,21 @@ def measure(
         lambda text: DEAL_POST.search(text) is not None,
         figures.reason_samples,
     )
+    figures.loop_lags = [lag for at, lag in loop_lags if inside(at)]
+    limited = sorted(
+        c.time for c in fake.calls if c.status != 429 and limits.applies(c.method, c.params)
+    )
     for hit in fake.rate_limit_hits:
-        if inside(call_time.get(hit.seq)):
+        at = call_time.get(hit.seq)
+        if inside(at):
+            assert at is not None
+            figures.hit_contexts.append(
+                (
+                    bisect.bisect_left(limited, at) - bisect.bisect_left(limited, at - 1.0),
+                    bisect.bisect_left(limited, at) - bisect.bisect_left(limited, at - 0.25),
+                    max((lag for t, lag in loop_lags if at - 1.0 <= t <= at + 0.1), default=0.0),
+                )
+            )
             figures.hits_by_scope[hit.scope] += 1
             if hit.waited_out is False:
                 figures.hits_not_waited_out += 1
@@ -523,6 +542,19 @@ def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
                 ),
             ),
             ("no call after it", str(f.hits_no_next_call)),
+            (
+                "before each",
+                "; ".join(
+                    f"{second} calls in 1 s, {quarter} in 0.25 s, loop lag {lag * 1000:.0f} ms"
+                    for second, quarter, lag in f.hit_contexts
+                )
+                or "-",
+            ),
+            (
+                "harness loop lag",
+                f"p99 {(percentile(f.loop_lags, 99) or 0) * 1000:.0f} ms, max "
+                f"{max(f.loop_lags, default=0) * 1000:.0f} ms (the fake timestamps calls on it)",
+            ),
             (
                 "bot's limiter slept",
                 f"{len(f.limiter_sleeps)} times, {sum(f.limiter_sleeps):.0f} s in all "
