@@ -49,6 +49,9 @@ class Figures:
     slowest_turns: list[tuple[float, int, float]] = field(default_factory=list)  # lag, table, at
     turns_never_shown: int = 0
     answer_latencies: list[float] = field(default_factory=list)
+    # ... in two parts: until the bot got the update (its poll or the webhook post), and after
+    take_latencies: list[float] = field(default_factory=list)
+    handle_latencies: list[float] = field(default_factory=list)
     presses: int = 0
     presses_unanswered: int = 0
     stale_answers: int = 0
@@ -168,6 +171,9 @@ def measure(
             figures.presses_unanswered += 1
         else:
             figures.answer_latencies.append(press.latency)
+            if press.taken_at is not None and press.answered_at is not None:
+                figures.take_latencies.append(press.taken_at - press.at)
+                figures.handle_latencies.append(press.answered_at - press.taken_at)
             text = press.answer.text if press.answer else None
             if text and re.search(r"out of date|not your turn", text, re.IGNORECASE):
                 figures.stale_answers += 1
@@ -493,6 +499,8 @@ def render(figures: Figures, header: Sequence[tuple[str, str]]) -> str:
     for label, values in (
         ("turn lag (play -> turn)", f.turn_lags),
         ("press -> answer", f.answer_latencies),
+        ("  press -> bot got it", f.take_latencies),
+        ("  bot got it -> answer", f.handle_latencies),
         ("play -> shown in group", f.play_show_lags),
         ("trick end -> in group", f.trick_show_lags),
     ):

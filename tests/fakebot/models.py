@@ -329,6 +329,7 @@ class Press:
     data: str
     at: float  # time.time() when the update was queued
     answered_at: float | None = None  # time.time() of the bot's answerCallbackQuery
+    taken_at: float | None = None  # time.time() the bot first got the update (poll or webhook)
     answer: CallbackAnswer | None = None
 
     @property

@@ -1411,7 +1411,16 @@ class FakeTelegram:
         self.webhook_deliveries.append(delivery)
         self._changed.fire()
 
+    def _taken(self, updates: list[JSONDict]) -> None:
+        """Note when the bot first got each press (what it then took is its own time)."""
+        now = time.time()
+        for update in updates:
+            query = self._queries.get(update.get("callback_query", {}).get("id", ""))
+            if query is not None and query.record.taken_at is None:
+                query.record.taken_at = now
+
     def _delivered(self, update: JSONDict) -> None:
+        self._taken([update])
         self._updates = [u for u in self._updates if u["update_id"] != update["update_id"]]
         self._changed.fire()
 
@@ -1436,7 +1445,9 @@ class FakeTelegram:
             if generation != self._poll_generation:
                 raise ApiError(409, _WEBHOOK_ACTIVE if self._webhook else _CONFLICT)
             if self._updates or self._closing:
-                return self._updates[:limit]
+                taken = self._updates[:limit]
+                self._taken(taken)
+                return taken
             remaining = deadline - loop.time()
             if remaining <= 0:
                 return []
