@@ -7,10 +7,13 @@ be lost on power failure or an OS crash, after the bot may already have told pla
 Our writes are small and human-paced (one per accepted action), so one fsync per commit is cheap;
 pass ``synchronous="NORMAL"`` to ``open`` to trade that guarantee for speed.
 
-Concurrency: every operation, read or write, runs under one ``asyncio.Lock`` inside its own
-transaction (``BEGIN IMMEDIATE`` for writes, ``BEGIN`` for reads), so coroutines never see or
-interleave each other's half-done transactions, and multi-statement reads (a table and its seats)
-come from one snapshot. aiosqlite runs everything on one thread anyway, so the lock costs nothing.
+Concurrency: every operation runs inside its own transaction (``BEGIN IMMEDIATE`` for writes,
+``BEGIN`` for reads), writes under one ``asyncio.Lock`` on the writing connection, so coroutines
+never see or interleave each other's half-done transactions, and multi-statement reads (a table
+and its seats) come from one snapshot. Reads run on a second connection (read-only, its own
+thread and lock): with WAL a reader sees every committed write and never waits for a write, so
+the presses' reads do not queue behind another press's commit and its fsync. An in-memory
+database has one connection for both.
 """
 
 from __future__ import annotations
@@ -40,11 +43,22 @@ BUSY_TIMEOUT_MS = 5000
 
 
 class SqliteDatabase:
-    """One aiosqlite connection and the lock its transactions take turns on."""
+    """The writing aiosqlite connection, the reading one, and the lock each one's transactions
+    take turns on."""
 
-    def __init__(self, conn: aiosqlite.Connection, *, path: str, clock: Clock = time.time) -> None:
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        *,
+        path: str,
+        clock: Clock = time.time,
+        reader: aiosqlite.Connection | None = None,
+    ) -> None:
         self._conn: aiosqlite.Connection | None = conn
         self._lock = asyncio.Lock()
+        # None: reads share the writing connection and its lock (an in-memory database)
+        self._reader = reader
+        self._read_lock = asyncio.Lock() if reader is not None else self._lock
         self.clock = clock
         """Epoch seconds for the times the store writes (tests pass their own)."""
         self.path = path
@@ -68,17 +82,8 @@ class SqliteDatabase:
                 _writable(path, directory)
         except OSError as exc:
             raise _unopenable(path, exc) from exc
-        connection = aiosqlite.connect(path, isolation_level=None)
+        conn = await _connect(path)
         try:
-            conn = await connection
-        except sqlite3.Error as exc:
-            # aiosqlite's thread finishes the failed connection after this: let it, or it
-            # would reach for an event loop that is closed by then (a traceback at exit).
-            await asyncio.to_thread(connection._thread.join, 5.0)
-            raise _unopenable(path, exc) from exc
-        try:
-            conn.row_factory = aiosqlite.Row
-            await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             row = await SqliteConn(conn).fetchone("PRAGMA journal_mode = WAL")
             mode = None if row is None else row[0]
             if not in_memory and str(mode).lower() != "wal":
@@ -92,10 +97,23 @@ class SqliteDatabase:
         except BaseException:
             await conn.close()
             raise
-        return cls(conn, path=path, clock=clock)
+        if in_memory:
+            return cls(conn, path=path, clock=clock)
+        try:
+            reader = await _connect(path)
+            await reader.execute("PRAGMA query_only = ON")
+        except BaseException:
+            await conn.close()
+            raise
+        return cls(conn, path=path, clock=clock, reader=reader)
 
     async def close(self) -> None:
-        """Close the connection (waiting for a running operation first). Safe to call twice."""
+        """Close the connections (waiting for running operations first). Safe to call twice."""
+        if self._reader is not None:
+            async with self._read_lock:
+                reader, self._reader = self._reader, None
+                if reader is not None:
+                    await reader.close()
         async with self._lock:
             conn, self._conn = self._conn, None
             if conn is None:
@@ -111,9 +129,10 @@ class SqliteDatabase:
 
     @asynccontextmanager
     async def _transaction(self, *, write: bool) -> AsyncIterator[Conn]:
-        async with self._lock:
-            conn = self._conn
-            if conn is None:
+        separate = not write and self._read_lock is not self._lock
+        async with self._read_lock if separate else self._lock:
+            conn = self._reader if separate else self._conn
+            if conn is None or self._conn is None:
                 raise StorageError("storage is closed")
             try:
                 await conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -137,6 +156,25 @@ class SqliteDatabase:
     def read(self) -> AbstractAsyncContextManager[Conn]:
         """A read transaction: every query in it sees one snapshot."""
         return self._transaction(write=False)
+
+
+async def _connect(path: str) -> aiosqlite.Connection:
+    """A connection with rows by name and a wait for a lock held by another process."""
+    connection = aiosqlite.connect(path, isolation_level=None)
+    try:
+        conn = await connection
+    except sqlite3.Error as exc:
+        # aiosqlite's thread finishes the failed connection after this: let it, or it
+        # would reach for an event loop that is closed by then (a traceback at exit).
+        await asyncio.to_thread(connection._thread.join, 5.0)
+        raise _unopenable(path, exc) from exc
+    try:
+        conn.row_factory = aiosqlite.Row
+        await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    except BaseException:
+        await conn.close()
+        raise
+    return conn
 
 
 def _writable(path: str, directory: str) -> None:

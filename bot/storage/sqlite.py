@@ -1,4 +1,5 @@
-"""``Storage`` on SQLite: one connection (see ``db``) shared by the repositories."""
+"""``Storage`` on SQLite: one writing and one reading connection (see ``db``), shared by the
+repositories."""
 
 from __future__ import annotations
 

@@ -36,6 +36,7 @@ from bot.storage import (
     UserRecord,
     open_storage,
 )
+from bot.storage.db import SqliteDatabase
 from bot.storage.migrations import (
     MIGRATIONS,
     Migration,
@@ -907,3 +908,29 @@ async def test_users_and_chats_read_again_after_every_write_and_reads_are_copies
     assert await storage.chats.get(-5) is None
     moved = await storage.chats.get(-6)
     assert moved is not None and moved.title == "Club 2"
+
+
+async def test_a_read_does_not_wait_for_a_write_under_way(db_path: str) -> None:
+    # A press's read (its table, its user) must not queue behind another press's commit:
+    # reads see the last committed state, at once, while a write is open.
+    db = await SqliteDatabase.open(db_path)
+    store = SqliteStorage(db)
+    try:
+        await store.users.upsert(UserRecord(user_id=1, first_name="Ann"))
+
+        async def name() -> str:
+            async with db.read() as conn:
+                row = await conn.fetchone("SELECT first_name FROM users WHERE user_id = 1")
+            assert row is not None
+            return str(row["first_name"])
+
+        async with db.write() as conn:
+            await conn.execute("UPDATE users SET first_name = 'Bea' WHERE user_id = 1")
+            assert await asyncio.wait_for(name(), timeout=2.0) == "Ann"
+        assert await name() == "Bea"
+        with pytest.raises(sqlite3.OperationalError):  # the reading connection writes nothing
+            async with db.read() as conn:
+                await conn.execute("UPDATE users SET first_name = 'Cy' WHERE user_id = 1")
+    finally:
+        await store.close()
+    assert query(db_path, "SELECT first_name FROM users")[0][0] == "Bea"
