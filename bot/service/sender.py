@@ -28,7 +28,11 @@ MAX_ATTEMPTS = 8  # failed tries before an unexpected error gives the row up
 IDLE_WAIT = 30.0  # seconds to sleep when nothing is owed (a commit wakes it anyway)
 AGING = 3.0  # seconds of waiting that count as one step of priority: nothing starves
 GATHER = 0.025  # seconds the sender lets wake-ups gather before it reads the outbox
-URGENT_FLOOR = 0.5  # however long a row waited, it ranks below a fresh turn
+URGENT_FLOOR = 0.5  # however long a row waited, it ranks below a fresh turn ...
+# ... except a presser's (the lobby, a new table's hands, a hand its press found out of date):
+# people who pressed and see nothing. Past this wait it queues with the turns, by its wait
+# beyond it: when the turns take the whole budget, new tables still start.
+PRESSER_PATIENCE = 10.0
 SHARED_POLL = 0.2  # seconds between looks at the outbox when other workers may fill it
 
 
@@ -272,13 +276,15 @@ def heads(
         ):
             best[item.chat_id] = item
 
-    # The most felt first, but a row that has waited long moves up: the group's table and the
-    # lobby still go when the players' turns take the whole budget. Never above what may not
-    # wait (a turn, a trick's end, a result): those wait only for each other.
+    # The most felt first, but a row that has waited long moves up. Never above what may not
+    # wait (a turn, a trick's end, a result), unless people pressed and have seen nothing
+    # for long (``PRESSER_PATIENCE``).
     def rank(item: Owed) -> tuple[float, int]:
         waited = max(0.0, now - item.created_at) if now else 0.0
         if item.priority == Priority.TURN:
             return (-waited / AGING, item.id)
+        if item.priority == Priority.PRESSER and waited > PRESSER_PATIENCE:
+            return (-(waited - PRESSER_PATIENCE) / AGING, item.id)
         return (max(item.priority - waited / AGING, URGENT_FLOOR), item.id)
 
     return sorted(best.values(), key=rank)
