@@ -1376,6 +1376,7 @@ class FakeTelegram:
             wait_changed=self._changed.wait,
             record=self._delivery_tried,
             retry=self.webhook_retry,
+            posting=lambda update: self._taken([update]),
         )
         self._webhook.start()
         self._changed.fire()
@@ -1420,7 +1421,6 @@ class FakeTelegram:
                 query.record.taken_at = now
 
     def _delivered(self, update: JSONDict) -> None:
-        self._taken([update])
         self._updates = [u for u in self._updates if u["update_id"] != update["update_id"]]
         self._changed.fire()
 

@@ -75,6 +75,7 @@ class WebhookSender:
         wait_changed: Callable[[float | None], Awaitable[None]],
         record: Callable[[Delivery], None],
         retry: Retry,
+        posting: Callable[[JSONDict], None] = lambda update: None,
     ) -> None:
         self.url = url
         self.secret_token = secret_token
@@ -86,6 +87,7 @@ class WebhookSender:
         self._wait_changed = wait_changed
         self._record = record
         self._retry = retry
+        self._posting = posting  # told before each post of an update
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._loop_task: asyncio.Task[None] | None = None
         self._session: aiohttp.ClientSession | None = None
@@ -130,6 +132,7 @@ class WebhookSender:
         update_id = int(update["update_id"])
         attempt = 0
         while True:
+            self._posting(update)
             status, error = await self._post(update)
             self._record(Delivery(update_id, status, error, time.time()))
             if status == 200:
