@@ -67,8 +67,8 @@ Options: ``--limits bucket`` (token buckets instead of sliding windows for the o
 group limits: the shape PTB assumes), ``--think``/``--tap`` (the pace), ``--keep`` (keep the
 bot's log and database), ``--json FILE`` (the figures as JSON), ``--help`` for the rest.
 The fake shares the harness's loop, so the harness's garbage collector is off while measuring
-(a full collection of the fake's records stalled it 300 ms: calls it timestamps bunch, and
-overall 429s came of it); ``--harness-gc`` leaves it on, and the report prints the loop's lag.
+(a full collection of the fake's records stalled it 300 ms: the calls it timestamps bunch,
+enough for an overall 429); ``--harness-gc`` leaves it on; the report prints the loop's lag.
 Notes: a 429 on the overall limit counts as not waited out when any limited call comes
 before its ``retry_after`` (a bot that sends in parallel rarely waits it out); the turn lag
 counts a turn on another person's hand from the press, on the player's own hand (a trick

@@ -30,9 +30,11 @@ AGING = 3.0  # seconds of waiting that count as one step of priority: nothing st
 GATHER = 0.025  # seconds the sender lets wake-ups gather before it reads the outbox
 URGENT_FLOOR = 0.5  # however long a row waited, it ranks below a fresh turn ...
 # ... except a presser's (the lobby, a new table's hands, a hand its press found out of date):
-# people who pressed and see nothing. Past this wait it queues with the turns, by its wait
-# beyond it: when the turns take the whole budget, new tables still start.
+# people who pressed and see nothing. Past this wait it goes before the turns that have
+# waited less than TURN_FIRST: new tables start while the turns take nearly the whole budget,
+# and a turn never waits long behind them.
 PRESSER_PATIENCE = 10.0
+TURN_FIRST = 1.0
 SHARED_POLL = 0.2  # seconds between looks at the outbox when other workers may fill it
 
 
@@ -278,13 +280,13 @@ def heads(
 
     # The most felt first, but a row that has waited long moves up. Never above what may not
     # wait (a turn, a trick's end, a result), unless people pressed and have seen nothing
-    # for long (``PRESSER_PATIENCE``).
+    # for long (``PRESSER_PATIENCE``), and then only above such rows just owed.
     def rank(item: Owed) -> tuple[float, int]:
         waited = max(0.0, now - item.created_at) if now else 0.0
         if item.priority == Priority.TURN:
             return (-waited / AGING, item.id)
         if item.priority == Priority.PRESSER and waited > PRESSER_PATIENCE:
-            return (-(waited - PRESSER_PATIENCE) / AGING, item.id)
+            return (-min(waited - PRESSER_PATIENCE, TURN_FIRST) / AGING, item.id)
         return (max(item.priority - waited / AGING, URGENT_FLOOR), item.id)
 
     return sorted(best.values(), key=rank)

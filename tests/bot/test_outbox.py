@@ -14,7 +14,7 @@ from storage_targets import Target
 from bot.screen import Screen
 from bot.service.budget import Budget, Limits, Window
 from bot.service.ports import Transient
-from bot.service.sender import PRESSER_PATIENCE, Sender, heads
+from bot.service.sender import PRESSER_PATIENCE, TURN_FIRST, Sender, heads
 from bot.storage import OutboxKind, Owed, Priority, SqliteStorage, Storage
 
 
@@ -222,20 +222,21 @@ def test_a_row_that_waited_long_never_goes_before_a_turn_or_a_trick_end() -> Non
     assert [r.id for r in heads(ordered, now=now)] == [4, 3, 1, 2, 5]
 
 
-def test_a_lobby_waiting_past_the_pressers_patience_queues_with_the_turns() -> None:
-    # When the turns take the whole budget, a new table's lobby still goes: after the
-    # patience it ranks as a turn that waited as long beyond it.
+def test_a_lobby_waiting_past_the_pressers_patience_goes_before_fresh_turns() -> None:
+    # When the turns take nearly the whole budget, a new table's lobby still goes: after the
+    # patience it goes before the turns just owed, never before one that waited a while.
     now = 1000.0
     late = PRESSER_PATIENCE + 6
+    fresh = TURN_FIRST / 2
     rows = [
         Owed(OutboxKind.LOBBY, -300, Priority.PRESSER, 9, id=1, created_at=now - late),
         Owed(OutboxKind.LOBBY, -400, Priority.PRESSER, 10, id=2, created_at=now - 5),
-        Owed(OutboxKind.HAND, 102, Priority.TURN, 7, 2, id=3, created_at=now - 1),
-        Owed(OutboxKind.HAND, 103, Priority.TURN, 7, 3, id=4, created_at=now - 9),
+        Owed(OutboxKind.HAND, 102, Priority.TURN, 7, 2, id=3, created_at=now - fresh),
+        Owed(OutboxKind.HAND, 103, Priority.TURN, 7, 3, id=4, created_at=now - 2 * TURN_FIRST),
         Owed(OutboxKind.HAND, 104, Priority.WAITING, 7, 1, id=5, created_at=now - 600),
     ]
     ordered = sorted(rows, key=lambda r: (r.priority, r.id))
-    # the turn that waited 9 s; the lobby 6 s past its patience; the fresh turn; the lobby
+    # the turn that waited a while; the lobby past its patience; the fresh turn; the lobby
     # within its patience; a waiting hand never goes before a turn, however long it waited
     assert [r.id for r in heads(ordered, now=now)] == [4, 1, 3, 2, 5]
 
