@@ -66,8 +66,8 @@ is the sharing (each worker's share of the updates) rather than more throughput.
 Options: ``--limits bucket`` (token buckets instead of sliding windows for the overall and
 group limits: the shape PTB assumes), ``--think``/``--tap`` (the pace), ``--keep`` (keep the
 bot's log and database), ``--json FILE`` (the figures as JSON), ``--help`` for the rest.
-The fake shares the harness's loop, so the harness's garbage collector is off while measuring
-(a full collection of the fake's records stalled it 300 ms: the calls it timestamps bunch,
+The fake shares the harness's loop, so the harness's garbage collector is off until the window
+ends (a full collection of the fake's records stalled it 300 ms: the calls it timestamps bunch,
 enough for an overall 429); ``--harness-gc`` leaves it on; the report prints the loop's lag.
 Notes: a 429 on the overall limit counts as not waited out when any limited call comes
 before its ``retry_after`` (a bot that sends in parallel rarely waits it out); the turn lag
@@ -188,7 +188,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--harness-gc",
         action="store_true",
-        help="leave the harness's garbage collector on while measuring (as before: its full "
+        help="leave the harness's garbage collector on (as before: its full "
         "collections stall the fake Telegram that shares the harness's loop)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the work dir (log, database)")
@@ -337,6 +337,13 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
     probe = asyncio.create_task(loop_lag(lags))
     pauses = GcPauses()
     gc.callbacks.append(pauses)
+    # The fake shares this process's loop: a full collection of the people's and the fake's
+    # records (300 ms at 30 tables, a second after a long warm-up at 60) would stall Telegram
+    # itself, bunch the calls it timestamps and delay the answers it logs. Telegram does not
+    # pause for our people: no collection until the window ends.
+    if not args.harness_gc:
+        gc.freeze()
+        gc.disable()
     async with FakeTelegram(limits=limits) as fake:
         if database_url is None:
             bots = [BotProcess(fake, workdir, env=env, cwd=bot_dir, startup_timeout=60)]
@@ -380,12 +387,6 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
         taken_before = {t: proxy.ok_posts(t) for t in proxy.targets} if proxy else {}
         cpu_before = resource.getrusage(resource.RUSAGE_SELF)
         bots_cpu_before = [process_cpu(bot.pid) for bot in bots]
-        # The fake shares this process's loop: a full collection of the people's and the
-        # fake's records (300 ms at 30 tables) would stall Telegram itself, bunch the calls it
-        # timestamps and delay the answers it logs. Telegram does not pause for our people.
-        if not args.harness_gc:
-            gc.freeze()
-            gc.disable()
         t0 = time.time()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), timeout=args.seconds)
@@ -433,7 +434,8 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
             ("load average", f"before {load_before}; after {load_after}"),
             (
                 "harness GC",
-                f"{'on' if args.harness_gc else 'off'} while measuring: " + pauses.describe(t0, t1),
+                f"{'on' if args.harness_gc else 'off'} until the window's end: "
+                + pauses.describe(t0, t1),
             ),
             (
                 "CPU used",
