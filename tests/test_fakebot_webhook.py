@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from aiohttp import web
 from fakebot import TEST_TOKEN, FakeTelegram
+from fakebot.proxy import serve
 from fakebot.webhook import SECRET_HEADER, chat_key
 from telegram import Bot
 from telegram.error import BadRequest, Conflict
@@ -38,11 +39,7 @@ class Receiver:
     async def start(self) -> None:
         app = web.Application()
         app.router.add_post("/hook", self.handle)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = int(self._runner.addresses[0][1])
+        self._runner, self.port = await serve(app)
 
     async def stop(self) -> None:
         if self._runner is not None:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import socket
-
 import aiohttp
 from aiohttp import web
-from fakebot.proxy import RoundRobinProxy
+from fakebot.process import free_port
+from fakebot.proxy import RoundRobinProxy, serve
 
 
 async def worker(name: str) -> tuple[web.AppRunner, str]:
@@ -17,18 +16,12 @@ async def worker(name: str) -> tuple[web.AppRunner, str]:
 
     app = web.Application()
     app.router.add_post("/hook", answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    runner, port = await serve(app)
     return runner, f"http://127.0.0.1:{port}"
 
 
 def closed_port() -> str:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{sock.getsockname()[1]}"  # nobody listens once closed
+    return f"http://127.0.0.1:{free_port()}"  # nobody listens once closed
 
 
 async def test_requests_alternate_and_a_worker_that_is_down_is_skipped() -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from fakebot.process import free_port
 from fakebot.server import FakeTelegram
 
 from bot.config import Config, ConfigError
@@ -30,9 +30,7 @@ def bot_env(tmp_path: Path, **settings: str) -> dict[str, str]:
 
 def closed_port() -> int:
     """A local port nothing listens on (it was free a moment ago)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    return free_port()
 
 
 def test_without_a_token_it_exits_with_code_2_and_one_clear_line() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from fakebot.proxy import serve
 from telegram import InputFile
 from telegram.error import NetworkError, TimedOut
 from telegram.request import RequestData
@@ -38,11 +39,7 @@ async def server() -> AsyncIterator[tuple[str, list[dict[str, object]]]]:
 
     app = web.Application()
     app.router.add_post("/bot123:abc/{name}", method)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    runner, port = await serve(app)
     yield f"http://127.0.0.1:{port}/bot123:abc", seen
     await runner.cleanup()
 

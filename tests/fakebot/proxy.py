@@ -17,6 +17,16 @@ from collections.abc import Sequence
 import aiohttp
 from aiohttp import web
 
+
+async def serve(app: web.Application, host: str = "127.0.0.1") -> tuple[web.AppRunner, int]:
+    """Serve ``app`` on a free local port: its runner (``cleanup()`` to stop) and the port."""
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, host, 0)
+    await site.start()
+    return runner, int(runner.addresses[0][1])
+
+
 _HOP_BY_HOP = {"host", "content-length", "connection", "transfer-encoding", "keep-alive"}
 
 
@@ -40,11 +50,7 @@ class RoundRobinProxy:
         app = web.Application(client_max_size=16 * 1024 * 1024)
         app.router.add_route("*", "/{tail:.*}", self._forward)
         self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30))
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._runner, self.port = await serve(app, self.host)
 
     async def stop(self) -> None:
         if self._runner is not None:
