@@ -33,8 +33,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from ..match import Match
+from ..state import to_action
 from . import choose, interrupt
 from .search import Budget
+from .seer import SEERS, seer_choice
 from .value import after_deal
 
 
@@ -71,7 +73,8 @@ def seat_kinds(players: int, rotation: int) -> list[str]:
 
 @dataclass(frozen=True)
 class Contestant:
-    """A kind of player: a level and, for ``strong``, its budget (``None``: the default)."""
+    """A kind of player: a level (or a seer, :mod:`.seer`) and, for ``strong``, its budget
+    (``None``: the default)."""
 
     level: str
     budget: Budget | None = None
@@ -185,7 +188,9 @@ def play_match(
         special = None
         others = {a.seat for a in m.legal_actions() if a.seat != mover}
         for seat in sorted(others, key=lambda s: (s - mover) % players):
-            special = interrupt(m, seat, level=seats[seat].level, rng=rngs[seat])
+            level = seats[seat].level
+            level = "basic" if level in SEERS else level  # a seer declares as basic does
+            special = interrupt(m, seat, level=level, rng=rngs[seat])
             if special is not None:
                 break
         if special is not None:
@@ -194,7 +199,10 @@ def play_match(
         who = seats[mover]
         t0 = clock()
         c0 = time.process_time()
-        action = choose(m, mover, level=who.level, rng=rngs[mover], budget=who.budget)
+        if who.level in SEERS:
+            action = to_action(seer_choice(m, mover, who.level, rngs[mover]))
+        else:
+            action = choose(m, mover, level=who.level, rng=rngs[mover], budget=who.budget)
         if times is not None:
             times[mover].append(clock() - t0)
         if cpu is not None:

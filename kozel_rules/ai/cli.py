@@ -17,6 +17,7 @@ from . import LEVELS
 from .arena import ArenaResult, Contestant, run_arena, run_deals
 from .play import TextGame
 from .search import Budget
+from .seer import SEERS
 
 
 def _budget(text: str) -> Budget:
@@ -98,8 +99,10 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     ap.add_argument("--variant", required=True, choices=sorted(VARIANTS))
     ap.add_argument("--players", type=int, help="number of players (default: the most)")
-    ap.add_argument("--a", required=True, choices=LEVELS, help="level of player A")
-    ap.add_argument("--b", required=True, choices=LEVELS, help="level of player B")
+    kinds = LEVELS + SEERS
+    seers = "; seer, seer-hands: measuring sticks that see the hidden cards (ai/seer.py)"
+    ap.add_argument("--a", required=True, choices=kinds, help="level of player A" + seers)
+    ap.add_argument("--b", required=True, choices=kinds, help="level of player B")
     ap.add_argument("--matches", type=int, default=100, help="matches to play (default 100)")
     ap.add_argument("--seed", default="0", help="arena seed (default 0)")
     ap.add_argument(
