@@ -144,9 +144,14 @@ def _world_values(
     side: int,
     settings: Settings,
     seed: float,
-) -> tuple[list[float], int]:
-    """Each candidate's value in ``world`` and the work it took."""
-    if solvable(world, settings.solve_cards):
+    solve: bool = True,
+) -> tuple[list[float], int, bool]:
+    """Each candidate's value in ``world``, the work it took, and whether a solve gave up
+    (its positions count as work: uncounted, a decision that gave up in every world took
+    seconds)."""
+    spent = 0
+    gave_up = False
+    if solve and solvable(world, settings.solve_cards):
         solver = Solver(side, score, settings.solve_limit)
         out = []
         for a in cands:
@@ -155,10 +160,13 @@ def _world_values(
                 break
             out.append(v)
         else:
-            return out, solver.nodes * SOLVE_NODE
+            return out, solver.nodes * SOLVE_NODE, False
+        spent = solver.nodes * SOLVE_NODE
+        gave_up = True
     per = _cards_left(world) + PLAYOUT_OVERHEAD
     eps = settings.playout_eps
-    return [_playout(world, a, score, seed, eps) for a in cands], per * len(cands)
+    vals = [_playout(world, a, score, seed, eps) for a in cands]
+    return vals, spent + per * len(cands), gave_up
 
 
 def expert_choice(
@@ -211,10 +219,13 @@ def search(
     alive = list(range(n))
     spent = 0
     count = 0
+    solve = True  # until a solve gives up: the next worlds are as big, so it would again
     while (spent < budget.work or count < budget.min_worlds) and len(alive) > 1:
         world, w = worlds.next(rng)
         seed = rng.random()
-        vals, work = _world_values(world, [legal[i] for i in alive], score, side, settings, seed)
+        cands = [legal[i] for i in alive]
+        vals, work, gave_up = _world_values(world, cands, score, side, settings, seed, solve)
+        solve = solve and not gave_up
         for i, v in zip(alive, vals, strict=True):
             values[i].append(v)
         weights.append(w)

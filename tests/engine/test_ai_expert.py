@@ -464,3 +464,51 @@ def test_arena_in_worker_processes_gives_the_same_matches() -> None:
     assert len(two.cpu["A"]) == len(two.times["A"]) > 0
     assert "CPU time: median" in "\n".join(two.lines())
     assert str(Contestant("expert", Budget(work=300))) == "expert[300]"
+
+
+def _street_endgame(seed: int) -> Match | None:
+    """A street match at a decision with a choice, the stock empty and at most 8 cards in
+    hand (where expert solves exactly)."""
+    m = Match.new("street", seed=f"end{seed}")
+    rng = random.Random(seed)
+    while not m.is_over and m.deal_number == 1:
+        st = m.state_copy()
+        seat = m.to_move
+        assert seat is not None
+        left = sum(h.bit_count() for h in st.hands)
+        if not st.stock and left <= 8 and len(Observation.of(m, seat).legal()) > 1:
+            return m
+        m.apply(choose(m, seat, level="basic", rng=rng))
+    return None
+
+
+def test_a_solve_that_gives_up_is_counted_and_not_tried_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import kozel_rules.ai.expert as expert_module
+    from kozel_rules.ai.expert import search
+
+    calls: list[float | None] = []
+
+    class Counting(Solver):
+        def value_after(self, st: GameState, action: Any) -> float | None:
+            v = super().value_after(st, action)
+            calls.append(v)
+            return v
+
+    monkeypatch.setattr(expert_module, "Solver", Counting)
+    m = next(m for m in map(_street_endgame, range(40)) if m is not None)
+    seat = m.to_move
+    assert seat is not None
+    obs = Observation.of(m, seat)
+    trace = deal_trace(m, seat)
+    budget = Budget(work=3000)
+    # a limit the solve reaches: it gives up once, then the worlds are played out (before,
+    # every world tried again and the positions it visited were not counted: seconds a move)
+    r = search(obs, trace, obs.legal(), random.Random(1), budget, Settings(solve_limit=3), False)
+    assert r.worlds > 3
+    assert calls.count(None) == 1 and calls[-1] is None
+    # with room, every world is solved
+    calls.clear()
+    r = search(obs, trace, obs.legal(), random.Random(1), budget, Settings(), False)
+    assert r.worlds > 3 and None not in calls and len(calls) >= r.worlds
