@@ -43,6 +43,7 @@ from .trace import DealTrace
 PRUNE_AFTER = 6
 PRUNE_EVERY = 3
 PRUNE_Z = 2.0
+TIE_WORLDS = 24  # worlds after which candidates equal in every one are taken as tied
 
 
 @dataclass(frozen=True)
@@ -146,9 +147,9 @@ def _world_values(
     seed: float,
     solve: bool = True,
 ) -> tuple[list[float], int, bool]:
-    """Each candidate's value in ``world``, the work it took, and whether a solve gave up
-    (its positions count as work: uncounted, a decision that gave up in every world took
-    seconds)."""
+    """Each candidate's value in ``world``, the work it took (a solve's positions, and at
+    least what playing the world out would cost), and whether a solve gave up."""
+    per = _cards_left(world) + PLAYOUT_OVERHEAD
     spent = 0
     gave_up = False
     if solve and solvable(world, settings.solve_cards):
@@ -160,10 +161,11 @@ def _world_values(
                 break
             out.append(v)
         else:
-            return out, solver.nodes * SOLVE_NODE, False
+            # at least what playing it out would cost: a tiny endgame's solve visits next to
+            # no positions, and uncounted worlds ran to thousands (seconds a move)
+            return out, max(solver.nodes * SOLVE_NODE, per * len(cands)), False
         spent = solver.nodes * SOLVE_NODE
         gave_up = True
-    per = _cards_left(world) + PLAYOUT_OVERHEAD
     eps = settings.playout_eps
     vals = [_playout(world, a, score, seed, eps) for a in cands]
     return vals, spent + per * len(cands), gave_up
@@ -233,6 +235,8 @@ def search(
         count += 1
         if prune and count >= PRUNE_AFTER and count % PRUNE_EVERY == 0:
             alive = _prune(alive, values, weights, settings.prune_z)
+        if count == TIE_WORLDS and _all_tied(alive, values):
+            break  # e.g. overtaking a partner's last trick or not: more worlds cannot tell
         if deadline is not None and time.perf_counter() > deadline:
             break
     means: list[float | None] = [None] * n
@@ -248,6 +252,12 @@ def search(
         if mean < settings.keep_z * se:
             best = fb  # not clearly better than the convention: keep to it
     return SearchResult(legal, means, legal[best], count)
+
+
+def _all_tied(alive: list[int], values: list[list[float]]) -> bool:
+    """Every remaining candidate had the same value in every world so far."""
+    first = values[alive[0]]
+    return all(values[i] == first for i in alive[1:])
 
 
 def _mean(vals: list[float], weights: list[float]) -> float:

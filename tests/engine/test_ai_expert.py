@@ -22,7 +22,7 @@ from kozel_rules.ai.infer import WorldSampler
 from kozel_rules.ai.search import Scorer
 from kozel_rules.ai.solve import Solver
 from kozel_rules.event import event_for_seat
-from kozel_rules.state import OVER, GameState, from_action
+from kozel_rules.state import OVER, RESPOND, GameState, from_action
 
 CASES = [("ziege", 4), ("street", 4), ("moscow", 2), ("moscow", 3), ("moscow", 4)]
 SMALL = Budget(work=600)
@@ -512,3 +512,38 @@ def test_a_solve_that_gives_up_is_counted_and_not_tried_again(
     calls.clear()
     r = search(obs, trace, obs.legal(), random.Random(1), budget, Settings(), False)
     assert r.worlds > 3 and None not in calls and len(calls) >= r.worlds
+
+
+def test_candidates_equal_in_every_world_end_the_search_early() -> None:
+    from kozel_rules.ai.expert import TIE_WORLDS, search
+
+    found = 0
+    for seed in range(200):
+        m = Match.new("street", seed=f"tie{seed}")
+        rng = random.Random(seed)
+        while not m.is_over and m.deal_number == 1:
+            st = m.state_copy()
+            seat = m.to_move
+            assert seat is not None
+            last = sum(h.bit_count() for h in st.hands) == st.hands[seat].bit_count()
+            partner_on_top = st.phase == RESPOND and st.top_seat == st.partner[seat]
+            if (
+                not st.stock
+                and last
+                and partner_on_top
+                and len(Observation.of(m, seat).legal()) > 1
+            ):
+                break
+            m.apply(choose(m, seat, level="basic", rng=rng))
+        else:
+            continue
+        # the last card of the deal, the partner's set on top: overtaking it or not is the same
+        obs = Observation.of(m, seat)
+        settings = Settings(inference=False)
+        r = search(obs, None, obs.legal(), random.Random(1), EXPERT_BUDGET, settings)
+        assert r.worlds == TIE_WORLDS  # before: the whole budget, 7500 worlds
+        assert len({v for v in r.means if v is not None}) == 1
+        found += 1
+        if found >= 3:
+            break
+    assert found >= 3
