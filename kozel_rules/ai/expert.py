@@ -3,9 +3,10 @@
 For a decision of ``seat`` with more than one legal action:
 
 1. **Worlds.** Each world is a way the deal could have gone so far, consistent with all the
-   seat saw this deal and weighted by how likely the others' plays were in it
-   (:mod:`.infer`: known cards held when played, voids, exchanges, the trump card's drawer,
-   face-down cards and the ``basic`` behaviour model for every play of the others). Without
+   seat saw this deal (:mod:`.infer`: known cards held when played, voids, exchanges, the
+   trump card's drawer, face-down cards). ``Settings(model=True)`` also weights each world by
+   how likely the others' plays were in it under the ``basic`` behaviour model; that measured
+   worse in street (kozel_rules/README.md, "Third round"), so it is off. Without
    the deal's history (:func:`expert_choice` called with ``trace=None``), and in ziege
    (where the inferred worlds measured worse), the worlds are the ``strong`` level's
    uniform samples.
@@ -54,7 +55,9 @@ class Settings:
     solve_cards: int = 8  # solve exactly at most this many cards left in hands
     solve_limit: int = 3000  # positions per world before a solve gives up
     eps: float = EPS  # the behaviour model's chance of a departure from ``basic``
-    model: bool = True  # weight worlds by the behaviour model
+    # weight worlds by the behaviour model: measured worse than without it, so off
+    # (street, 500 sequences: -0.007 of win chance against +0.001; kozel_rules/README.md)
+    model: bool = False
     tau: float = TAU  # how hard the behaviour model weighs (1: fully)
     inference: bool = True  # use the deal's history (else uniform worlds)
     keep_z: float = 0.0  # keep the ``basic`` choice unless the best is this many SE better
