@@ -28,16 +28,12 @@ SEERS: tuple[str, ...] = ("seer", "seer-hands")
 SHUFFLES = 8
 
 
-def _legal_of(st: GameState, seat: int) -> list[CAction]:
-    return [a for a in st.legal() if a[0] == seat]
-
-
 def seer_choice(match: Match, seat: int, kind: str, rng: random.Random) -> CAction:
     """The compact action of ``seat`` (the seat to move) for seer ``kind``."""
     if kind not in SEERS:
         raise ValueError(f"not a seer: {kind!r}")
     st = match.state_copy()
-    legal = _legal_of(st, seat)
+    legal = [a for a in st.legal() if a[0] == seat]
     if len(legal) <= 1:
         if not legal:
             raise ValueError(f"seat {seat} has no legal action")

@@ -5,7 +5,7 @@ coach judges a deal from the seat's information at each moment."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -13,11 +13,12 @@ import pytest
 from kozel_testkit import new_match, play
 from kozel_testkit import random_positions as kit_positions
 
+import kozel_rules.ai.expert as expert_module
 from kozel_rules import CARDS, Action, Card, IllegalActionError, Match, parse_cards
 from kozel_rules._tables import mask_points
 from kozel_rules.ai import EXPERT_BUDGET, Budget, Observation, choose, deal_trace
 from kozel_rules.ai.coach import CoachBudget, review_deal
-from kozel_rules.ai.expert import Settings, expert_choice
+from kozel_rules.ai.expert import TIE_WORLDS, Settings, expert_choice, search
 from kozel_rules.ai.infer import WorldSampler
 from kozel_rules.ai.search import Scorer
 from kozel_rules.ai.solve import Solver
@@ -466,28 +467,37 @@ def test_arena_in_worker_processes_gives_the_same_matches() -> None:
     assert str(Contestant("expert", Budget(work=300))) == "expert[300]"
 
 
-def _street_endgame(seed: int) -> Match | None:
-    """A street match at a decision with a choice, the stock empty and at most 8 cards in
-    hand (where expert solves exactly)."""
-    m = Match.new("street", seed=f"end{seed}")
-    rng = random.Random(seed)
+def _first_deal_until(
+    seed: str, rng_seed: int, found: Callable[[Match, GameState, int], bool]
+) -> Match | None:
+    """A street match played by basic until ``found(match, state, seat to move)`` holds for a
+    seat with a choice in the first deal (``None`` if it never does)."""
+    m = Match.new("street", seed=seed)
+    rng = random.Random(rng_seed)
     while not m.is_over and m.deal_number == 1:
-        st = m.state_copy()
         seat = m.to_move
         assert seat is not None
-        left = sum(h.bit_count() for h in st.hands)
-        if not st.stock and left <= 8 and len(Observation.of(m, seat).legal()) > 1:
+        if found(m, m.state_copy(), seat) and len(Observation.of(m, seat).legal()) > 1:
             return m
         m.apply(choose(m, seat, level="basic", rng=rng))
     return None
 
 
+def _endgame(m: Match, st: GameState, seat: int) -> bool:
+    """The stock empty and at most 8 cards in hand: where expert solves exactly."""
+    return not st.stock and sum(h.bit_count() for h in st.hands) <= 8
+
+
+def _last_card_on_partners_set(m: Match, st: GameState, seat: int) -> bool:
+    """The deal's last card to play, the partner's set on top."""
+    last = sum(h.bit_count() for h in st.hands) == st.hands[seat].bit_count()
+    partner_on_top = st.phase == RESPOND and st.top_seat == st.partner[seat]
+    return not st.stock and last and partner_on_top
+
+
 def test_a_solve_that_gives_up_is_counted_and_not_tried_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import kozel_rules.ai.expert as expert_module
-    from kozel_rules.ai.expert import search
-
     calls: list[float | None] = []
 
     class Counting(Solver):
@@ -497,14 +507,15 @@ def test_a_solve_that_gives_up_is_counted_and_not_tried_again(
             return v
 
     monkeypatch.setattr(expert_module, "Solver", Counting)
-    m = next(m for m in map(_street_endgame, range(40)) if m is not None)
+    found = (_first_deal_until(f"end{i}", i, _endgame) for i in range(40))
+    m = next(m for m in found if m is not None)
     seat = m.to_move
     assert seat is not None
     obs = Observation.of(m, seat)
     trace = deal_trace(m, seat)
     budget = Budget(work=3000)
     # a limit the solve reaches: it gives up once, then the worlds are played out (before,
-    # every world tried again and the positions it visited were not counted: seconds a move)
+    # every world tried again, and the positions it visited were not counted)
     r = search(obs, trace, obs.legal(), random.Random(1), budget, Settings(solve_limit=3), False)
     assert r.worlds > 3
     assert calls.count(None) == 1 and calls[-1] is None
@@ -515,28 +526,13 @@ def test_a_solve_that_gives_up_is_counted_and_not_tried_again(
 
 
 def test_candidates_equal_in_every_world_end_the_search_early() -> None:
-    from kozel_rules.ai.expert import TIE_WORLDS, search
-
     found = 0
-    for seed in range(200):
-        m = Match.new("street", seed=f"tie{seed}")
-        rng = random.Random(seed)
-        while not m.is_over and m.deal_number == 1:
-            st = m.state_copy()
-            seat = m.to_move
-            assert seat is not None
-            last = sum(h.bit_count() for h in st.hands) == st.hands[seat].bit_count()
-            partner_on_top = st.phase == RESPOND and st.top_seat == st.partner[seat]
-            if (
-                not st.stock
-                and last
-                and partner_on_top
-                and len(Observation.of(m, seat).legal()) > 1
-            ):
-                break
-            m.apply(choose(m, seat, level="basic", rng=rng))
-        else:
+    for i in range(200):
+        m = _first_deal_until(f"tie{i}", i, _last_card_on_partners_set)
+        if m is None:
             continue
+        seat = m.to_move
+        assert seat is not None
         # the last card of the deal, the partner's set on top: overtaking it or not is the same
         obs = Observation.of(m, seat)
         settings = Settings(inference=False)
