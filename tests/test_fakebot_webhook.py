@@ -111,6 +111,33 @@ async def test_a_failed_delivery_is_retried_and_a_chat_keeps_its_order(
     assert info.last_error_message == "Wrong response from the webhook: 500 Internal Server Error"
 
 
+async def test_setting_the_same_webhook_again_does_not_post_an_update_twice(
+    fake_telegram: FakeTelegram, bot: Bot, receiver: Receiver
+) -> None:
+    """As Telegram ("Webhook is already set"): a second worker starting sets the same webhook;
+    a post under way is not sent again beside it (another worker would get it meanwhile)."""
+    fake = fake_telegram
+    await bot.set_webhook(receiver.url, secret_token="x")
+    ann = fake.add_user("Ann")
+    receiver.hold = asyncio.Event()
+    await ann.start_bot()
+    await receiver.wait_got(1)  # held, unanswered
+    assert await bot.set_webhook(receiver.url, secret_token="x")
+    await asyncio.sleep(0.3)
+    assert len(receiver.got) == 1
+    receiver.hold.set()
+    await fake.wait_for(lambda: fake.pending_updates == [], what="the update taken")
+    assert [d.status for d in fake.webhook_deliveries] == [200]
+    # Another secret is another webhook: what is pending goes out again, with the new one.
+    receiver.hold = asyncio.Event()
+    await ann.send(ann, "/help")
+    await receiver.wait_got(2)
+    assert await bot.set_webhook(receiver.url, secret_token="y")
+    await receiver.wait_got(3)
+    assert receiver.got[-1] == (receiver.got[-2][0], "y")
+    receiver.hold.set()
+
+
 async def test_pending_updates_wait_and_go_to_get_updates_after_delete_webhook(
     fake_telegram: FakeTelegram, bot: Bot, receiver: Receiver
 ) -> None:

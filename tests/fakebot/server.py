@@ -1363,13 +1363,24 @@ class FakeTelegram:
         if isinstance(allowed, list):
             self._allowed_updates = frozenset(allowed) if allowed else DEFAULT_ALLOWED_UPDATES
         max_connections = min(max(int(params.get("max_connections") or 40), 1), 100)
+        hook, token = self._webhook, None if secret is None else str(secret)
+        drop = params.get("drop_pending_updates") is True
+        same = (url, token, max_connections)
+        if (
+            hook is not None
+            and not drop
+            and (hook.url, hook.secret_token, hook.max_connections) == same
+        ):
+            # Telegram: "Webhook is already set"; the posts under way go on, none twice
+            # (each worker of several sets the same webhook when it starts).
+            return True
         await self._drop_webhook()
-        if params.get("drop_pending_updates") is True:
+        if drop:
             self._updates.clear()
         self._poll_generation += 1  # a long poll in progress ends with a conflict
         self._webhook = WebhookSender(
             url,
-            None if secret is None else str(secret),
+            token,
             max_connections,
             pending=lambda: self._updates,
             confirm=self._delivered,

@@ -33,6 +33,7 @@ class Delivery:
     status: int | None
     error: str | None
     at: float
+    answer: str = ""  # the start of the answer's body (for tests' messages; Telegram keeps none)
 
 
 @dataclass(frozen=True)
@@ -133,8 +134,8 @@ class WebhookSender:
         attempt = 0
         while True:
             self._posting(update)
-            status, error = await self._post(update)
-            self._record(Delivery(update_id, status, error, time.time()))
+            status, error, answer = await self._post(update)
+            self._record(Delivery(update_id, status, error, time.time(), answer))
             if status == 200:
                 self._tasks.pop(update_id, None)
                 self._confirm(update)
@@ -144,7 +145,7 @@ class WebhookSender:
             await asyncio.sleep(self._retry.pause(attempt))
             attempt += 1
 
-    async def _post(self, update: JSONDict) -> tuple[int | None, str | None]:
+    async def _post(self, update: JSONDict) -> tuple[int | None, str | None, str]:
         assert self._session is not None
         headers = {"Content-Type": "application/json"}
         if self.secret_token is not None:
@@ -153,15 +154,17 @@ class WebhookSender:
             async with self._session.post(
                 self.url, data=json.dumps(update), headers=headers
             ) as response:
-                await response.read()
+                answer = (await response.read())[:80].decode(errors="replace").strip()
                 if response.status == 200:
-                    return 200, None
-                return response.status, (
-                    f"Wrong response from the webhook: {response.status} {response.reason}"
+                    return 200, None, answer
+                return (
+                    response.status,
+                    (f"Wrong response from the webhook: {response.status} {response.reason}"),
+                    answer,
                 )
         except TimeoutError:
-            return None, "Read timeout expired"
+            return None, "Read timeout expired", ""
         except aiohttp.ClientConnectorError:
-            return None, "Connection refused"
+            return None, "Connection refused", ""
         except aiohttp.ClientError as exc:
-            return None, f"Connection failed: {exc}"
+            return None, f"Connection failed: {exc}", ""
