@@ -268,6 +268,14 @@ class Config:
         "seconds a match may go without a move before it is abandoned (and not rated)",
         above=0,
     )
+    drain_seconds: float = setting(
+        "KOZEL_DRAIN_SECONDS",
+        2.0,
+        "webhook mode: seconds a stopping worker (SIGTERM) still takes posts while `GET "
+        "/healthz` already answers 503, so that the balancer sends them elsewhere before the "
+        "worker stops listening (above the balancer's health-check interval)",
+        at_least=0,
+    )
     lease_seconds: float = setting(
         "KOZEL_LEASE_SECONDS",
         30.0,

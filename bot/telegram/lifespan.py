@@ -289,6 +289,8 @@ async def _web(app: App, runtime: Runtime, config: Config, holder: str) -> Async
     try:
         yield
     finally:
+        if config.webhook_url is not None:  # workers behind a balancer: it moves on first
+            await server.drain(config.drain_seconds)
         if mini_app is not None:
             await mini_app.close()  # its open event streams end, so the server stops at once
         await server.stop()

@@ -94,11 +94,13 @@ class Intake:
                 # Taken or not (the answer may have been lost): free it once the database is
                 # back, so that Telegram's next delivery finds it free.
                 await self._book(lambda: updates.give_back(update_id, self._holder))
+                log.info("update %d: the database is away; Telegram sends it again", update_id)
                 return Outcome.AGAIN
             if taken is Taken.DONE:
                 return Outcome.DONE  # a repeated delivery: handled already
             if taken is Taken.BUSY:
-                return Outcome.AGAIN  # another worker is on it
+                log.info("update %d: another worker has it; Telegram sends it again", update_id)
+                return Outcome.AGAIN
         if not await self._process(update):
             if updates is not None:
                 await self._book(lambda: updates.give_back(update_id, self._holder))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable
 
@@ -25,6 +26,7 @@ class WebServer:
         self.app = web.Application()
         self.app.router.add_get("/healthz", self._healthz)
         self._runner: web.AppRunner | None = None
+        self.draining = False  # stopping: /healthz says so, the routes still answer
 
     def add_routes(self, routes: Iterable[web.AbstractRouteDef]) -> None:
         self.app.add_routes(routes)
@@ -56,7 +58,18 @@ class WebServer:
         if runner is not None:
             await runner.cleanup()
 
+    async def drain(self, seconds: float) -> None:
+        """Answer /healthz 503 for ``seconds`` before a stop while serving everything else:
+        a balancer's health check takes this server out, so that no request it sends meets
+        a closed connection (Caddy cannot send a post's body twice: such a post fails)."""
+        self.draining = True
+        if seconds > 0:
+            log.info("stopping: /healthz answers 503; taking requests for %.1f s more", seconds)
+            await asyncio.sleep(seconds)
+
     async def _healthz(self, request: web.Request) -> web.Response:
+        if self.draining:
+            return web.Response(status=503, text="stopping\n")
         try:
             healthy = await self._health()
         except Exception:  # a health check that raises means unhealthy, said once in the log

@@ -36,6 +36,30 @@ async def test_healthz_answers_200_when_healthy_and_503_when_not() -> None:
         await server.stop()
 
 
+async def test_a_draining_server_says_unhealthy_and_still_serves_its_routes() -> None:
+    """Before a stop, /healthz answers 503 for a while (a balancer takes the server out)
+    while a request that still comes is answered as usual."""
+
+    async def hello(request: web.Request) -> web.Response:
+        return web.Response(text="hello")
+
+    async def health() -> bool:
+        return True
+
+    server = WebServer("127.0.0.1", 0, health=health)
+    server.add_routes([web.get("/hello", hello)])
+    await server.start()
+    try:
+        draining = asyncio.create_task(server.drain(0.5))
+        await asyncio.sleep(0.1)
+        assert await _get(server.bound_port, "/healthz") == (503, "stopping\n")
+        assert await _get(server.bound_port, "/hello") == (200, "hello")
+        assert not draining.done()  # it lasts the seconds asked for
+        await asyncio.wait_for(draining, 2)
+    finally:
+        await server.stop()
+
+
 async def test_healthz_is_503_when_the_check_raises() -> None:
     async def health() -> bool:
         raise OSError("database is gone")

@@ -110,6 +110,39 @@ async def test_updates_wait_while_the_bot_is_down_and_come_after_it_is_back(
     await fake.wait_for(lambda: fake.api_getWebhookInfo({})["pending_update_count"] == 0)
 
 
+async def test_a_stopping_worker_says_so_on_healthz_and_still_answers_posts_meanwhile(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    """SIGTERM: for ``KOZEL_DRAIN_SECONDS`` the balancer's health check is told 503 while a
+    post that still comes is handled and answered (then the bot stops cleanly)."""
+    fake = fake_telegram
+    port = free_port()
+    bot = bot_process(env={**webhook_env(port), "KOZEL_DRAIN_SECONDS": "3"})
+    await bot.start()
+    anna = fake.add_user("Anna")
+
+    async def healthz() -> int:
+        async with (
+            aiohttp.ClientSession() as session,
+            session.get(f"http://127.0.0.1:{port}/healthz") as response,
+        ):
+            return response.status
+
+    assert await healthz() == 200
+    stopping = asyncio.create_task(bot.stop())
+    async with asyncio.timeout(2):
+        while await healthz() != 503:
+            await asyncio.sleep(0.05)
+    mark = fake.mark()
+    await anna.start_bot()
+    hello = await fake.wait_for_message(anna, since=mark, timeout=2)
+    assert hello.text
+    assert not stopping.done()
+    assert await stopping == 0
+    assert [d.status for d in fake.webhook_deliveries] == [200]
+    assert "taking requests for 3.0 s more" in bot.log_text()
+
+
 async def test_requests_without_the_secret_get_401_and_change_nothing(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
