@@ -159,7 +159,7 @@ class WebhookSender:
                     return 200, None, answer
                 return (
                     response.status,
-                    (f"Wrong response from the webhook: {response.status} {response.reason}"),
+                    f"Wrong response from the webhook: {response.status} {response.reason}",
                     answer,
                 )
         except TimeoutError:
