@@ -531,6 +531,17 @@ async def deal_result(match: Match, anna: Browser) -> None:
     for line in (post[0] or "").splitlines()[1:]:
         assert line in box["text"], (line, box["text"])  # the group's own figures per side
     assert "Defeat points" in box["text"]
+    # The last trick's line repeats the small trick in words: one line, whatever its length
+    # (a molodka's four-card plays made it three, and "Next deal" left the box).
+    one_line = (
+        "const p = document.querySelector('#deal-text p.last-trick');"
+        "return p && [p.getBoundingClientRect().height,"
+        " parseFloat(getComputedStyle(p).lineHeight), p.title];"
+    )
+    last_line = await asyncio.to_thread(anna.run, one_line)
+    assert last_line is not None, box["text"]
+    height, line_height, title = last_line
+    assert height <= line_height + 1 and title.startswith("✋ Last trick taken by"), last_line
     await both_themes(anna, "deal-result")
     from selenium.webdriver.common.by import By
 

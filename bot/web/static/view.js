@@ -291,7 +291,7 @@ function drawOverlay(box, state, strings, dealShown, on) {
     blocks.push(el("div", { class: "result", id: "deal-text" },
       el("h2", { text: end.heading }),
       miniTrick(end.trick, state, strings),
-      ...end.lines.map((line) => el("p", { text: line }))));
+      ...end.lines.map((line) => el("p", lineAttrs(line)))));
     // "How did I play?" beside "Next deal", one row: the result stays in view without scrolling.
     const buttons = [];
     if (end.coach) {
@@ -304,6 +304,13 @@ function drawOverlay(box, state, strings, dealShown, on) {
   }
   box.replaceChildren(...blocks);
   box.hidden = !blocks.length;
+}
+
+/** A line of the deal's result. The last trick's line ("✋ …") repeats the small trick drawn
+ * above it in words: one line, cut short, so that a trick of four-card plays (a molodka's)
+ * does not push "Next deal" out of view; the whole line is its title. */
+function lineAttrs(line) {
+  return line.startsWith("✋") ? { class: "last-trick", text: line, title: line } : { text: line };
 }
 
 /** The finished deal's last trick, small, in the order played, the taker's cards marked. */
