@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
@@ -18,6 +19,25 @@ async def _get(port: int, path: str) -> tuple[int, str]:
         session.get(f"http://127.0.0.1:{port}{path}") as response,
     ):
         return response.status, await response.text()
+
+
+@pytest.fixture
+async def hello_server() -> AsyncIterator[WebServer]:
+    """A healthy server with one added route, ``GET /hello``."""
+
+    async def hello(request: web.Request) -> web.Response:
+        return web.Response(text="hello")
+
+    async def health() -> bool:
+        return True
+
+    server = WebServer("127.0.0.1", 0, health=health)
+    server.add_routes([web.get("/hello", hello)])
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
 
 
 async def test_healthz_answers_200_when_healthy_and_503_when_not() -> None:
@@ -36,28 +56,18 @@ async def test_healthz_answers_200_when_healthy_and_503_when_not() -> None:
         await server.stop()
 
 
-async def test_a_draining_server_says_unhealthy_and_still_serves_its_routes() -> None:
+async def test_a_draining_server_says_unhealthy_and_still_serves_its_routes(
+    hello_server: WebServer,
+) -> None:
     """Before a stop, /healthz answers 503 for a while (a balancer takes the server out)
     while a request that still comes is answered as usual."""
-
-    async def hello(request: web.Request) -> web.Response:
-        return web.Response(text="hello")
-
-    async def health() -> bool:
-        return True
-
-    server = WebServer("127.0.0.1", 0, health=health)
-    server.add_routes([web.get("/hello", hello)])
-    await server.start()
-    try:
-        draining = asyncio.create_task(server.drain(0.5))
-        await asyncio.sleep(0.1)
-        assert await _get(server.bound_port, "/healthz") == (503, "stopping\n")
-        assert await _get(server.bound_port, "/hello") == (200, "hello")
-        assert not draining.done()  # it lasts the seconds asked for
-        await asyncio.wait_for(draining, 2)
-    finally:
-        await server.stop()
+    server = hello_server
+    draining = asyncio.create_task(server.drain(0.5))
+    await asyncio.sleep(0.1)
+    assert await _get(server.bound_port, "/healthz") == (503, "stopping\n")
+    assert await _get(server.bound_port, "/hello") == (200, "hello")
+    assert not draining.done()  # it lasts the seconds asked for
+    await asyncio.wait_for(draining, 2)
 
 
 async def test_healthz_is_503_when_the_check_raises() -> None:
@@ -72,21 +82,9 @@ async def test_healthz_is_503_when_the_check_raises() -> None:
         await server.stop()
 
 
-async def test_added_routes_are_served() -> None:
-    async def hello(request: web.Request) -> web.Response:
-        return web.Response(text="hello")
-
-    async def health() -> bool:
-        return True
-
-    server = WebServer("127.0.0.1", 0, health=health)
-    server.add_routes([web.get("/hello", hello)])
-    await server.start()
-    try:
-        assert await _get(server.bound_port, "/hello") == (200, "hello")
-        assert (await _get(server.bound_port, "/nothing"))[0] == 404
-    finally:
-        await server.stop()
+async def test_added_routes_are_served(hello_server: WebServer) -> None:
+    assert await _get(hello_server.bound_port, "/hello") == (200, "hello")
+    assert (await _get(hello_server.bound_port, "/nothing"))[0] == 404
 
 
 async def test_slow_and_idle_connections_are_closed(monkeypatch: pytest.MonkeyPatch) -> None:
