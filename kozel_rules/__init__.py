@@ -22,6 +22,7 @@ from .event import (
     public_event,
 )
 from .match import Match
+from .options import Options
 from .replay import replay
 from .result import DealResult, MatchResult
 from .state import GameState
@@ -45,6 +46,7 @@ __all__ = [
     "IllegalActionError",
     "KozelError",
     "Match",
+    "Options",
     "MatchEnded",
     "MatchResult",
     "Phase",
