@@ -208,7 +208,7 @@ def measure(
 
 
 # What follows a trick's last play. Not a special lead: one declared mid-trick gives the
-# trick's cards back to their owners (RULES.md, Molodka), so the play before it may have
+# trick's cards back to their owners (docs/rules.md, Molodka), so the play before it may have
 # ended no trick, and its cards come out again later.
 TRICK_STARTS = {"lead"}
 SHOWN_WITHIN = 5.0  # seconds: a trick's end the group sees later counts as late

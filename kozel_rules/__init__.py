@@ -1,6 +1,6 @@
 """kozel_rules: a pure rules engine for the card game Kozel (ziege, street, moscow).
 
-See ``kozel_rules/README.md`` for the API and for every choice made where RULES.md is silent.
+See ``kozel_rules/README.md`` for the API and for every choice made where docs/rules.md is silent.
 """
 
 from . import event, result, view

@@ -2,7 +2,7 @@
 
 A card is an ``int`` subclass (``suit * 9 + rank index``) so the engine can use cards
 as list indices and bit positions without conversion; ``str(card)`` is the symbol
-form (``10♣``) and ``Card.parse`` accepts every notation of RULES.md.
+form (``10♣``) and ``Card.parse`` accepts every notation of docs/rules.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The replay contract of DESIGN.md: ``replay(record) -> result``, both plain JSON data."""
+"""docs/architecture.md's engine contract: ``replay(record) -> result``, both plain JSON data."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def _start(record: Any) -> Match:
 
 
 def replay(record: dict[str, Any]) -> dict[str, Any]:
-    """Replay a game record (DESIGN.md "The engine contract") and report the outcome."""
+    """Replay a game record (docs/architecture.md "The engine contract") and report the outcome."""
     try:
         match = _start(record)
     except (KozelError, ValueError, TypeError) as e:

@@ -41,7 +41,7 @@ class DealResult:
 
 @dataclass(frozen=True)
 class MatchResult:
-    """RULES.md "End of a match": placings follow the order of going out, the last one in
+    """docs/rules.md "End of a match": placings follow the order of going out, the last one in
     first; the first out are the goats (sides out in the same deal share their place)."""
 
     defeat_points: tuple[int, ...]  # per side, final totals
@@ -49,7 +49,7 @@ class MatchResult:
     losers: tuple[int, ...]  # sides that went out, in the order they went out
     goats: tuple[int, ...]  # the first sides out (one, or those out in that same deal)
     places: tuple[int, ...]  # per side: 1 for the winners; sides out together share a place
-    goat_with_eggs: bool  # eggs fell in this match (RULES.md: "the goat with eggs")
+    goat_with_eggs: bool  # eggs fell in this match (docs/rules.md: "the goat with eggs")
     deals: int
 
 

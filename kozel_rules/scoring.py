@@ -1,4 +1,4 @@
-"""Scoring a deal and putting sides out: pure functions of the numbers (RULES.md)."""
+"""Scoring a deal and putting sides out: pure functions of the numbers (docs/rules.md)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def score_deal(
 
 
 def sides_going_out(defeat: Sequence[int], sides_in: Sequence[int], out_at: int) -> list[int]:
-    """The sides put out after a deal (RULES.md "End of a match"), ascending.
+    """The sides put out after a deal (docs/rules.md "End of a match"), ascending.
 
     Every side still in with ``out_at``+ defeat points is out, unless that would put out
     every side still in: then only those with the most are out, and nobody if all are tied.

@@ -1,4 +1,4 @@
-"""Rule sets as data: one frozen :class:`Variant` per rule set of RULES.md.
+"""Rule sets as data: one frozen :class:`Variant` per rule set of docs/rules.md.
 
 Every difference between ``ziege``, ``street`` and ``moscow`` is a named parameter here;
 the engine reads these parameters (through the precomputed tables of ``_tables``) and
@@ -90,7 +90,7 @@ class QueenCatch:
 
 @dataclass(frozen=True)
 class Variant:
-    """One rule set. Every field is a rule parameter; see RULES.md for the rules themselves."""
+    """One rule set. Every field is a rule parameter; see docs/rules.md for the rules themselves."""
 
     name: str
     player_counts: tuple[int, ...]  # allowed numbers of players

@@ -1,4 +1,4 @@
-"""What one seat may see (RULES.md "What each seat may see"), and nothing more."""
+"""What one seat may see (docs/rules.md "What each seat may see"), and nothing more."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ class Seen:
     """What ``seat`` knows about the current deal beyond its view (for computer players).
 
     Everything here was shown to the seat (face-up cards are seen by all and may be
-    remembered, RULES.md "What each seat may see") or is the seat's own doing.
+    remembered, docs/rules.md "What each seat may see") or is the seat's own doing.
     """
 
     seat: int | None  # None: what every seat knows

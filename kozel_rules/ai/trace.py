@@ -2,7 +2,7 @@
 
 The match's history is replayed (from the real decks) up to now, and from the start of the
 current deal only what the observing seat may know is written down
-(RULES.md "What each seat may see"):
+(docs/rules.md "What each seat may see"):
 
 * ``start``: the deal's first state, *concealed* for the seat
   (:func:`~kozel_rules.ai.observation.conceal`: every card it could not place then in a

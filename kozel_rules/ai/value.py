@@ -6,7 +6,7 @@ they then have 10 than when they have 0, and nothing is worth more than not goin
 :func:`win_chance`, computed by dynamic programming over the remaining deals under a simple
 model: equal players, each deal's awards drawn from the distribution below (measured from
 ``basic`` against ``basic``, 3000 deals per case, then made symmetric between the sides),
-and RULES.md's match end (12+ is out, unless that would put out everybody still in; with
+and docs/rules.md's match end (12+ is out, unless that would put out everybody still in; with
 three players the last two play on with two-side scoring).
 """
 
@@ -61,7 +61,7 @@ def _normalized(table: dict[tuple[int, ...], float]) -> list[tuple[tuple[int, ..
 
 
 def going_out(totals: tuple[int, ...]) -> set[int]:
-    """Indices of the totals that go out (RULES.md "End of a match")."""
+    """Indices of the totals that go out (docs/rules.md "End of a match")."""
     going = {i for i, t in enumerate(totals) if t >= OUT_AT}
     if len(going) == len(totals):
         top = max(totals)

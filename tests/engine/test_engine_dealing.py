@@ -1,4 +1,4 @@
-"""RULES.md "Dealing" and "Who deals and leads", from literal decks."""
+"""docs/rules.md "Dealing" and "Who deals and leads", from literal decks."""
 
 from __future__ import annotations
 

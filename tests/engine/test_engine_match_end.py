@@ -1,4 +1,4 @@
-"""RULES.md "End of a match": who is out, three players playing on as two, the result."""
+"""docs/rules.md "End of a match": who is out, three players playing on as two, the result."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_three_players_one_out_the_others_play_on_as_two() -> None:
         assert r.first_leader != 2 and r.dealer != 2
     assert m.result is not None
     assert m.result.losers == (2, 0) and m.result.winners == (1,)
-    # RULES.md: the first one out is the goat; placings follow the order of going out.
+    # docs/rules.md: the first one out is the goat; placings follow the order of going out.
     assert m.result.goats == (2,) and m.result.places == (2, 1, 3)
 
 

@@ -1,4 +1,4 @@
-"""RULES.md "Variant moscow" and worked example 4, from literal hands (dealer 0)."""
+"""docs/rules.md "Variant moscow" and worked example 4, from literal hands (dealer 0)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md "Variant street" and worked examples 1-3 (trump ♥), from literal hands.
+"""docs/rules.md "Variant street" and worked examples 1-3 (trump ♥), from literal hands.
 
 Dealer 0, so seat 1 leads the first trick; the shown trump card is 8♥ unless said.
 """

@@ -1,4 +1,4 @@
-"""RULES.md "Variant ziege", each rule from literal hands (dealer 0 leads the first trick)."""
+"""docs/rules.md "Variant ziege", each rule from literal hands (dealer 0 leads the first trick)."""
 
 from __future__ import annotations
 
