@@ -1,4 +1,4 @@
-"""The sample deployment (compose.yaml, deploy/Caddyfile) and its README section describe a
+"""The sample deployment (compose.yaml, deploy/Caddyfile) and docs/operating.md describe a
 configuration the bot accepts: docker is not on this machine, so the files are read here."""
 
 from __future__ import annotations
@@ -104,10 +104,10 @@ def test_the_caddyfile_balances_over_both_workers_and_checks_healthz() -> None:
     assert text.count("{") == text.count("}")
 
 
-def test_the_readme_names_every_setting_for_several_workers() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "## Running several workers" in readme
-    section = readme.split("## Running several workers", 1)[1].split("\n## ", 1)[0]
+def test_the_operating_page_names_every_setting_for_several_workers() -> None:
+    page = (ROOT / "docs" / "operating.md").read_text(encoding="utf-8")
+    assert "## Running several workers" in page
+    section = page.split("## Running several workers", 1)[1].split("\n## ", 1)[0]
     named = set(re.findall(r"`(KOZEL_[A-Z_]+)`", section))
     assert config_names() <= named, sorted(config_names() - named)
     assert "compose.yaml" in section and "deploy/Caddyfile" in section
@@ -135,8 +135,8 @@ def test_the_caddyfile_names_the_caddy_version_compose_runs() -> None:
     version = image.split(":")[1].split("@")[0]
     header = (ROOT / "deploy" / "Caddyfile").read_text(encoding="utf-8").split("{$", 1)[0]
     assert version in header  # verified by tests/e2e/test_caddy_failover.py with this version
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"Caddy {version}" in readme
+    page = (ROOT / "docs" / "operating.md").read_text(encoding="utf-8")
+    assert f"Caddy {version}" in page
 
 
 def dockerignore_keeps(path: str) -> bool:

@@ -1,4 +1,4 @@
-"""The settings table: one place for every setting, the README's copy in step with it,
+"""The settings table: one place for every setting, docs/operating.md's copy in step with it,
 nonsense values refused in one line, secrets never shown."""
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ PASSWORD = "pg-pass-word"
 SECRETS = (TOKEN, HOOK_SECRET, PASSWORD)
 
 
-def test_the_readme_settings_table_is_the_one_in_the_code() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_operating_page_settings_table_is_the_one_in_the_code() -> None:
+    page = (ROOT / "docs" / "operating.md").read_text(encoding="utf-8")
     table = markdown_table()
-    assert table in readme, "README's settings table is stale: python -m bot.config --markdown"
+    assert table in page, "docs/operating.md's table is stale: python -m bot.config --markdown"
     printed = subprocess.run(
         [sys.executable, "-m", "bot.config", "--markdown"],
         capture_output=True,
@@ -36,8 +36,8 @@ def test_the_readme_settings_table_is_the_one_in_the_code() -> None:
     assert printed.stdout == table
 
 
-def test_help_and_the_readme_name_every_setting_with_its_default() -> None:
-    readme_rows = markdown_table().splitlines()[2:]
+def test_help_and_the_table_name_every_setting_with_its_default() -> None:
+    table_rows = markdown_table().splitlines()[2:]
     for name, default in (
         ("KOZEL_LOBBY_EXPIRY", "1800"),
         ("KOZEL_IDLE_MATCH", "86400"),
@@ -46,7 +46,7 @@ def test_help_and_the_readme_name_every_setting_with_its_default() -> None:
         ("KOZEL_LISTEN", "0.0.0.0:8080"),
     ):
         assert f"{name}\n" in help_text()
-        (row,) = [row for row in readme_rows if row.startswith(f"| `{name}` |")]
+        (row,) = [row for row in table_rows if row.startswith(f"| `{name}` |")]
         assert f"`{default}`" in row
     config = Config.from_env({"KOZEL_BOT_TOKEN": "1:x"})
     assert (config.lobby_expiry, config.idle_match, config.ai_delay) == (1800, 86400, 1.2)

@@ -149,7 +149,7 @@ def test_languages_and_names() -> None:
 
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_catalog_exists(lang: str) -> None:
-    assert i18n.catalog_path(lang, LOCALES).is_file(), f"run: pybabel init -l {lang} (README)"
+    assert i18n.catalog_path(lang, LOCALES).is_file(), f"run: pybabel init -l {lang} (CONTRIBUTING)"
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)

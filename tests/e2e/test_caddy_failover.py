@@ -12,7 +12,7 @@ so Caddy moves on before its port closes), and no update lost (every one answere
 end, every ``/help`` answered).
 
 ``caddy`` comes from the PATH (Debian's package; ``.ci/run`` installs it) or ``KOZEL_CADDY``
-(another build to verify; README says which versions were).
+(another build to verify; docs/operating.md says which versions were).
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ WORKER_PORT = 8080  # the port compose.yaml's workers listen on, as the Caddyfil
 POST_EVERY = 0.1  # seconds between two updates (each from the next of PEOPLE)
 PEOPLE = 20
 # Seconds after a restarted worker answers /healthz before the next stop: the proxy's health
-# check (every second) takes it back meanwhile. README's rolling upgrade says to wait as long.
+# check (every second) takes it back meanwhile. docs/operating.md's rolling upgrade says to
+# wait as long.
 SETTLE = 2.0
 MAX_FAILING = 1.0  # seconds from the first failed post to the last, around one stop
 ENV = {

@@ -1,4 +1,4 @@
-"""``GET /metrics`` after a short match: every family the README lists, with the counts a
+"""``GET /metrics`` after a short match: every family docs/operating.md lists, with the counts a
 match makes (Prometheus' own parser reads it)."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from .driver import BOTH_BACKENDS, ENV_FAST, Table
 
 pytestmark = [pytest.mark.e2e, BOTH_BACKENDS]
 
-# The families README's "Metrics" lists, each with the samples a played match makes non-zero
-# (label values, or None for a family whose samples must merely be there).
+# The families docs/operating.md's "Metrics" lists, each with the samples a played match makes
+# non-zero (label values, or None for a family whose samples must merely be there).
 FAMILIES: dict[str, dict[str, str] | None] = {
     "kozel_matches": {"event": "started"},
     "kozel_lobbies": {"event": "opened"},
