@@ -1,7 +1,7 @@
 """The bot's settings, written once: each field of ``Config`` carries its environment variable,
 default, help text and allowed range (``setting``); the parser (``Config.from_env``), ``kozel-bot
---help`` and the README's table (``python -m bot.config --markdown``) all come from it. Secrets
-(the token, the webhook secret, a database password) never show in a ``repr`` or ``str``.
+--help`` and docs/operating.md's table (``python -m bot.config --markdown``) all come from it.
+Secrets (the token, the webhook secret, a database password) never show in a ``repr`` or ``str``.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class Spec:
     at_least: float | None = None  # the allowed range of a number
     above: float | None = None
     check: Check | None = None  # a value with a form of its own
-    shown: str | None = None  # the default as --help and the README say it
+    shown: str | None = None  # the default as --help and the table say it
     secret: bool = False  # never shown (a password inside a URL is hidden alone)
     required: str | None = None  # unset: refused, with this advice
 
@@ -433,7 +433,7 @@ def help_text() -> str:
 
 
 def markdown_table() -> str:
-    """The README's settings table (``python -m bot.config --markdown``)."""
+    """docs/operating.md's settings table (``python -m bot.config --markdown``)."""
     lines = ["| variable | meaning | default | allowed |", "|---|---|---|---|"]
     lines += [
         f"| `{spec.env}` | {spec.help} | {default} | {spec.allowed()} |"
@@ -444,5 +444,5 @@ def markdown_table() -> str:
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--markdown"]:
-        sys.exit("usage: python -m bot.config --markdown  (prints the README's settings table)")
+        sys.exit("usage: python -m bot.config --markdown  (prints docs/operating.md's table)")
     print(markdown_table(), end="")

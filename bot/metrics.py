@@ -2,7 +2,7 @@
 few places that count (the Telegram client, the budget, the sender, the table saves, the timer
 runner, the database wrapper) import their family from here. What is a fact of the database
 (tables by status, the outbox) is not kept here: ``GET /metrics`` asks the database for it at
-each scrape (``bot/web/metrics.py``). README ("Metrics") describes each family.
+each scrape (``bot/web/metrics.py``). docs/operating.md ("Metrics") describes each family.
 """
 
 from __future__ import annotations

@@ -131,7 +131,7 @@ async def _open_storage(config: Config) -> Storage:
     try:
         return await open_storage(config.storage)
     except SchemaError as err:
-        raise StartupError(f"{err} ({setting}; see README: rolling upgrade)") from None
+        raise StartupError(f"{err} ({setting}; see docs/operating.md: rolling upgrade)") from None
     except StorageError as err:
         raise StartupError(f"{err} ({setting})") from None
 
