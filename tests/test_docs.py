@@ -82,3 +82,17 @@ def test_nothing_cites_the_rules_or_the_design_from_outside_the_repository() -> 
         and re.search(r"RULES\.md|DESIGN\.md|/work/share[d]", read(name))
     ]
     assert citing == []
+
+
+@pytest.mark.parametrize(
+    "page", ["docs/architecture.md", "docs/operating.md", "CONTRIBUTING.md", "tests/README.md"]
+)
+def test_every_file_a_page_names_is_there(page: str) -> None:
+    """The map names files ("open first: bot/service/moves.py"): a rename must update it."""
+    named = set(
+        re.findall(r"`((?:bot|kozel_rules|tests|deploy|benchmarks|docs)/[\w/.-]+)`", read(page))
+    )
+    named = {path for path in named if "<" not in path and "*" not in path}
+    assert named, page
+    missing = sorted(path for path in named if not (ROOT / path).exists())
+    assert missing == [], f"{page} names files that are not there: {missing}"
