@@ -72,8 +72,10 @@ def test_playouts_under_options_equal_legal_and_step(
     rng = random.Random(seed)
     for _ in range(plies):
         if m.is_over:
-            return
+            break
         m.apply(rng.choice(m.legal_actions()))
+    if m.is_over:
+        return
     fast, ref = m.state_copy(), m.state_copy()
     result = fast.playout(random.Random(seed))
     ref.hold = True
