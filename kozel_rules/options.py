@@ -1,4 +1,4 @@
-"""House rules: the named options a match may be opened with (docs/rules.md, Options).
+"""House rules: the named options a match may be opened with (docs/rules.md, "Options (house rules)").
 
 An :class:`Options` value is part of a match beside its variant. Without options (or with
 each at its default) every rule holds unchanged. The record form is a dict holding only
@@ -92,9 +92,43 @@ class Options:
         made = cls(**{str(k): val for k, val in data.items()})
         return made.check(v)
 
+    @classmethod
+    def of(cls, value: Options | Mapping[str, Any] | None, variant: str | Variant) -> Options:
+        """``value`` as checked options of ``variant``: an :class:`Options` (checked), a record's
+        mapping (as :meth:`from_json`) or ``None`` (the defaults). Else :class:`RecordError`."""
+        if isinstance(value, Options):
+            return value.check(variant)
+        if value is None or isinstance(value, Mapping):
+            return cls.from_json(value, variant)
+        raise RecordError(f"options must be an object, not {value!r}")
+
+    @classmethod
+    def parse(cls, text: str, variant: str | Variant) -> Options:
+        """Options from ``key=value`` words joined by commas or spaces (the :meth:`format`
+        form), e.g. ``"goat_at=6,eggs=double"``; a number is a number. ``""``: the defaults.
+        Raises :class:`RecordError` as :meth:`from_json` does, or for a word without ``=``."""
+        data: dict[str, int | str] = {}
+        for word in text.replace(",", " ").split():
+            key, eq, value = word.partition("=")
+            if not eq or not key or not value:
+                raise RecordError(f"an option is written key=value, not {word!r}")
+            if key in data:
+                raise RecordError(f"option {key!r} is given twice")
+            data[key] = int(value) if value.isdigit() else value
+        return cls.from_json(data, variant)
+
+    def goat_total(self, variant: str | Variant) -> int:
+        """The defeat points that put a side out: the variant's ``out_at`` (12), or ``goat_at``
+        when the table chose another ("12" in End of a match becomes this number)."""
+        v = get_variant(variant)
+        return v.out_at if self.goat_at == _DEFAULT.goat_at else self.goat_at
+
     def format(self) -> str:
         """The options as ``key=value`` words (only those not at their default)."""
         return " ".join(f"{k}={v}" for k, v in self.changed().items())
+
+
+_DEFAULT = Options()
 
 
 def _bad_value(key: str, value: object) -> str:

@@ -37,6 +37,16 @@ class DealResult:
     last_trick: tuple[PlayView, ...] = ()
     queen_seats: tuple[int, int] | None = None
     trick_seats: tuple[int, ...] = ()  # who took each trick of the deal, in order
+    # Eggs "double" (docs/rules.md, "Options (house rules)"): the factor this deal's defeat points were multiplied
+    # by (2 ** the eggs deals in a row just before it; 1 normally), and the factor the next
+    # deal will have (after eggs under "double": twice this one; else 1).
+    multiplier: int = 1
+    next_multiplier: int = 1
+
+    @property
+    def eggs_double_next(self) -> bool:
+        """Eggs under the option ``double``: "🥚 eggs — the next deal counts ×next_multiplier"."""
+        return self.eggs and self.next_multiplier > 1
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,7 @@ class MatchResult:
     places: tuple[int, ...]  # per side: 1 for the winners; sides out together share a place
     goat_with_eggs: bool  # eggs fell in this match (docs/rules.md: "the goat with eggs")
     deals: int
+    goat_at: int = 12  # the goat total the match was played to (the option ``goat_at``)
 
 
 def placings(winners: tuple[int, ...], out_by_deal: list[tuple[int, ...]]) -> tuple[int, ...]:
