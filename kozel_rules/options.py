@@ -1,4 +1,4 @@
-"""House rules: the named options a match may be opened with (docs/rules.md, "Options (house rules)").
+"""House rules: the named options a match may be opened with (docs/rules.md, Options).
 
 An :class:`Options` value is part of a match beside its variant. Without options (or with
 each at its default) every rule holds unchanged. The record form is a dict holding only

@@ -37,7 +37,7 @@ class DealResult:
     last_trick: tuple[PlayView, ...] = ()
     queen_seats: tuple[int, int] | None = None
     trick_seats: tuple[int, ...] = ()  # who took each trick of the deal, in order
-    # Eggs "double" (docs/rules.md, "Options (house rules)"): the factor this deal's defeat points were multiplied
+    # Eggs "double" (docs/rules.md, Options): the factor this deal's defeat points were multiplied
     # by (2 ** the eggs deals in a row just before it; 1 normally), and the factor the next
     # deal will have (after eggs under "double": twice this one; else 1).
     multiplier: int = 1

@@ -8,7 +8,7 @@ from dataclasses import replace
 from .options import Options
 from .variant import Scoring
 
-# ziege_scoring "tiers": the side under 61 is scored as in street (docs/rules.md, "Options (house rules)")
+# ziege_scoring "tiers": the side under 61 is scored as in street (docs/rules.md, Options)
 TIERS = Scoring(top_tie_award=0, no_trick_award=6, tiers=((31, 2), (0, 4)))
 
 

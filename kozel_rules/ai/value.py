@@ -9,7 +9,7 @@ model: equal players, each deal's awards drawn from the distribution below (meas
 and docs/rules.md's match end (12+ is out, unless that would put out everybody still in; with
 three players the last two play on with two-side scoring).
 
-House rules (docs/rules.md "Options (house rules)") change the model where they change the match: the goat total
+House rules (docs/rules.md "Options") change the model where they change the match: the goat total
 ``goat_at`` replaces 12; under eggs ``double`` the equal award of a two-side deal (the eggs
 outcome) gives nothing and doubles the factor of the next deal's awards (so the state of the
 model is the totals *and* that factor); ziege ``tiers`` uses its own measured awards.
@@ -49,7 +49,7 @@ OUT_AT = 12  # the goat total without the option goat_at
 
 @dataclass(frozen=True)
 class Table:
-    """The house rules the model plays by (docs/rules.md "Options (house rules)")."""
+    """The house rules the model plays by (docs/rules.md "Options")."""
 
     goat_at: int = OUT_AT
     eggs_double: bool = False
@@ -99,7 +99,7 @@ def _normalized(table: dict[tuple[int, ...], float]) -> list[tuple[tuple[int, ..
 
 
 def going_out(totals: tuple[int, ...], goat_at: int = OUT_AT) -> set[int]:
-    """Indices of the totals that go out (docs/rules.md "End of a match", goat total ``goat_at``)."""
+    """The totals that go out (docs/rules.md "End of a match", goat total ``goat_at``)."""
     going = {i for i, t in enumerate(totals) if t >= goat_at}
     if len(going) == len(totals):
         top = max(totals)

@@ -1,4 +1,4 @@
-"""House rules (docs/rules.md "Options (house rules)"): a match is made with them, keeps them, and obeys them."""
+"""House rules (docs/rules.md "Options"): a match is made with them, keeps them, and obeys them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Eggs "double" and ziege "tiers" (docs/rules.md, "Options (house rules)"), checked against a reference scorer
+"""Eggs "double" and ziege "tiers" (docs/rules.md, Options), checked against a reference scorer
 written here from the rules' text, over whole random matches under every option."""
 
 from __future__ import annotations

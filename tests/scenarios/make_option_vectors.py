@@ -1,4 +1,4 @@
-"""Make the house-rule scenario vectors (``options-*.json``; docs/rules.md "Options (house rules)").
+"""Make the house-rule scenario vectors (``options-*.json``; docs/rules.md "Options").
 
     .venv/bin/python tests/scenarios/make_option_vectors.py
 
@@ -44,7 +44,7 @@ def norm(card: str) -> str:
     return str(Card.parse(card))
 
 
-# ------------------------------------------------------------------ the reference, from docs/rules.md
+# ------------------------------------------------------------- the reference, from docs/rules.md
 
 
 def award_of(
