@@ -10,16 +10,17 @@ end) and ``_end_deal``.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from typing import Self
+from collections.abc import Mapping, Sequence
+from typing import Any, Self
 
 from ._tables import BIT, SUIT_MASK, cards_of, mask_points, tables_for
 from .card import CARDS, Suit
 from .compact import CODE_OF_VERB, DEAL_OVER, GIVE, LEAD, OVER, V_DISCARD, VERB_OF_CODE, Log
 from .errors import RecordError
 from .event import DealEnded, DealStarted, MatchEnded, TrickTaken
+from .options import Options
 from .result import DealResult, MatchResult, PlayView, placings
-from .scoring import score_deal, sides_going_out
+from .scoring import score_deal, scoring_for, sides_going_out
 from .state_fields import StateFields
 from .variant import FirstLeader, NextDeal, TrumpKind, Variant, get_variant
 
@@ -73,9 +74,12 @@ class DealRules(StateFields):
         dealer: int | None = None,
         decks: Sequence[Sequence[int]] | None = None,
         log: Log | None = None,
+        options: Options | Mapping[str, Any] | None = None,
     ) -> Self:
-        """A new match, its first deal dealt. ``decks``: card indices (or Cards), top first."""
+        """A new match, its first deal dealt. ``decks``: card indices (or Cards), top first.
+        ``options``: the house rules (:meth:`Options.of`; ``None``: the defaults)."""
         v = get_variant(variant)
+        opts = Options.of(options, v)
         if not isinstance(players, int) or players not in v.player_counts:
             counts = ", ".join(map(str, v.player_counts))
             raise RecordError(f"{v.name} is played by {counts} players, not {players!r}")
@@ -98,6 +102,9 @@ class DealRules(StateFields):
         st.side_count = v.sides_for(players)
         st.verb_of_kind = (0, *(CODE_OF_VERB[s.verb] for s in v.specials))
         st.first_dealer = dealer
+        st.options = opts
+        st.out_at = opts.goat_total(v)
+        st.scoring = scoring_for(st.tables.scoring, opts)
         st.hold = False
         st.in_game = [True] * players
         st.sides_in = tuple(range(st.side_count))
@@ -106,6 +113,7 @@ class DealRules(StateFields):
         st.sides_out = []
         st.deal_results = []
         st.eggs_fell = False
+        st.eggs_streak = 0
         st.match_result = None
         st.deal_number = 0
         st.decks_used = []
@@ -354,11 +362,11 @@ class DealRules(StateFields):
         else:
             for x in sides_in:
                 cp[x] = mask_points(side_cards[x])
-            award, eggs = score_deal(self.tables.scoring[len(sides_in)], cp, tricks, sides_in)
+            award, eggs = score_deal(self.scoring[len(sides_in)], cp, tricks, sides_in)
         defeat = self.defeat_points
         for x in sides_in:
             defeat[x] += award[x]
-        going = sides_going_out(defeat, sides_in, v.out_at)
+        going = sides_going_out(defeat, sides_in, self.out_at)
         return DealResult(
             number=self.deal_number,
             dealer=self.dealer,
@@ -419,6 +427,7 @@ class DealRules(StateFields):
             places=placings(self.sides_in, out_by_deal),
             goat_with_eggs=self.eggs_fell,
             deals=self.deal_number,
+            goat_at=self.out_at,
         )
         if log is not None:
             log.append(MatchEnded(self.match_result))

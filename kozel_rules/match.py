@@ -2,7 +2,8 @@
 
 PUBLIC API CONTRACT (the bot and the computer players are written against it):
 
-    m = Match.new("street", players=4, seed=7, dealer=None, decks=None)
+    m = Match.new("street", players=4, seed=7, dealer=None, decks=None, options=None)
+    m.options            -> Options      the house rules (kozel_rules.options)
     m.variant            -> Variant      (m.variant.name == "street")
     m.players            -> int
     m.seed               -> int
@@ -39,7 +40,7 @@ ADDITIONS (backwards compatible):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ._tables import SUIT_MASK, cards_of
@@ -47,6 +48,7 @@ from .action import Action, Verb
 from .card import CARDS, Card, Suit, parse_cards
 from .errors import IllegalActionError, RecordError, Rule
 from .event import Event
+from .options import Options
 from .result import DealResult, MatchResult
 from .state import (
     CODE_OF_VERB,
@@ -105,13 +107,15 @@ class Match:
         seed: int | str = 0,
         dealer: int | None = None,
         decks: Iterable[DeckSpec | str] | None = None,
+        options: Options | Mapping[str, Any] | None = None,
     ) -> Match:
         """A new match with its first deal dealt.
 
         ``decks``: the decks of the first deals, top first (cards, indices or card texts);
         later deals are shuffled from ``(seed, deal number)``. ``dealer``: the first dealer
-        (drawn from ``seed`` when ``None``). Raises :class:`RecordError` for a bad variant,
-        player count, dealer or deck.
+        (drawn from ``seed`` when ``None``). ``options``: the house rules, an :class:`Options`
+        or its record form ``{"goat_at": 8, ...}`` (``None``: the defaults). Raises
+        :class:`RecordError` for a bad variant, player count, dealer, deck or option.
         """
         try:
             deck_list = [_deck_cards(d) for d in decks] if decks is not None else None
@@ -119,7 +123,7 @@ class Match:
             raise RecordError(str(e)) from None
         if not isinstance(seed, int | str) or isinstance(seed, bool):
             raise RecordError(f"seed must be an integer or a string, not {seed!r}")
-        return cls(GameState.new(variant, players, seed, dealer, deck_list))
+        return cls(GameState.new(variant, players, seed, dealer, deck_list, options=options))
 
     def copy(self) -> Match:
         return Match(self._st.copy(), self.history[:])
@@ -133,6 +137,15 @@ class Match:
     @property
     def variant(self) -> Variant:
         return self._st.variant
+
+    @property
+    def options(self) -> Options:
+        return self._st.options
+
+    @property
+    def goat_at(self) -> int:
+        """The defeat points that put a side out (12 unless the option ``goat_at`` says)."""
+        return self._st.out_at
 
     @property
     def players(self) -> int:
@@ -533,15 +546,18 @@ class Match:
         dealt so far (and any given for later deals) and the actions. ``from_json`` replays it."""
         st = self._st
         decks = [list(d) for d in st.decks_used] + [list(d) for d in st.decks[st.deal_number :]]
-        return {
+        record: dict[str, Any] = {
             "format": JSON_FORMAT,
             "variant": st.variant.name,
             "players": st.players,
             "seed": self.seed,
             "dealer": st.first_dealer,
-            "decks": [[str(CARDS[c]) for c in d] for d in decks],
-            "actions": list(self.history),
         }
+        if not st.options.is_default:  # records without options stay as they were
+            record["options"] = st.options.to_json()
+        record["decks"] = [[str(CARDS[c]) for c in d] for d in decks]
+        record["actions"] = list(self.history)
+        return record
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Match:
@@ -557,6 +573,7 @@ class Match:
             seed=data.get("seed", 0),
             dealer=data.get("dealer"),
             decks=data.get("decks") or [],
+            options=data.get("options"),
         )
         st = m._st
         for i, text in enumerate(actions):

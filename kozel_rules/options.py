@@ -92,9 +92,28 @@ class Options:
         made = cls(**{str(k): val for k, val in data.items()})
         return made.check(v)
 
+    @classmethod
+    def of(cls, value: Options | Mapping[str, Any] | None, variant: str | Variant) -> Options:
+        """``value`` as checked options of ``variant``: an :class:`Options` (checked), a record's
+        mapping (as :meth:`from_json`) or ``None`` (the defaults). Else :class:`RecordError`."""
+        if isinstance(value, Options):
+            return value.check(variant)
+        if value is None or isinstance(value, Mapping):
+            return cls.from_json(value, variant)
+        raise RecordError(f"options must be an object, not {value!r}")
+
+    def goat_total(self, variant: str | Variant) -> int:
+        """The defeat points that put a side out: the variant's ``out_at`` (12), or ``goat_at``
+        when the table chose another ("12" in End of a match becomes this number)."""
+        v = get_variant(variant)
+        return v.out_at if self.goat_at == _DEFAULT.goat_at else self.goat_at
+
     def format(self) -> str:
         """The options as ``key=value`` words (only those not at their default)."""
         return " ".join(f"{k}={v}" for k, v in self.changed().items())
+
+
+_DEFAULT = Options()
 
 
 def _bad_value(key: str, value: object) -> str:

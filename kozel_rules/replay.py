@@ -56,7 +56,14 @@ def _start(record: Any) -> Match:
     actions = record.get("actions", [])
     if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
         raise RecordError("actions must be a list of strings")
-    return Match.new(record["variant"], players=players, seed=seed, dealer=dealer, decks=decks)
+    return Match.new(
+        record["variant"],
+        players=players,
+        seed=seed,
+        dealer=dealer,
+        decks=decks,
+        options=record.get("options"),  # absent, null or {}: the defaults
+    )
 
 
 def replay(record: dict[str, Any]) -> dict[str, Any]:

@@ -51,6 +51,7 @@ class MatchResult:
     places: tuple[int, ...]  # per side: 1 for the winners; sides out together share a place
     goat_with_eggs: bool  # eggs fell in this match (RULES.md: "the goat with eggs")
     deals: int
+    goat_at: int = 12  # the goat total the match was played to (the option ``goat_at``)
 
 
 def placings(winners: tuple[int, ...], out_by_deal: list[tuple[int, ...]]) -> tuple[int, ...]:

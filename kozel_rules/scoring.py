@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .options import Options
 from .variant import Scoring
+
+
+def scoring_for(base: dict[int, Scoring], options: Options) -> dict[int, Scoring]:
+    """The variant's scoring per number of sides (``base``) under the house rules."""
+    return dict(base)
 
 
 def score_deal(

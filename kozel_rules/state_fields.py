@@ -16,8 +16,9 @@ from typing import Any, ClassVar, Self
 
 from ._tables import Tables
 from .compact import CAction
+from .options import Options
 from .result import DealResult, MatchResult
-from .variant import Variant
+from .variant import Scoring, Variant
 
 OWN = {"own": True}  # field metadata: every copy has its own copy of this list
 
@@ -37,6 +38,9 @@ class StateFields:
     partner: tuple[int, ...]  # per seat: its partner (the seat itself without teams)
     verb_of_kind: tuple[int, ...]  # per special kind (1, 2, ...): the verb code declaring it
     first_dealer: int
+    options: Options  # the table's house rules (options.py)
+    out_at: int  # the goat total: defeat points that put a side out (options.goat_at)
+    scoring: dict[int, Scoring]  # per number of sides still in: how a deal is scored
     hold: bool  # stop once the current deal is scored (phase DEAL_OVER), for playouts
     # the match
     in_game: list[bool] = field(metadata=OWN)  # per seat
@@ -47,6 +51,7 @@ class StateFields:
     sides_out: list[int] = field(metadata=OWN)  # in the order they went out (the first: goat)
     deal_results: list[DealResult] = field(metadata=OWN)
     eggs_fell: bool  # some deal ended in eggs
+    eggs_streak: int  # eggs deals in a row just before the current deal (eggs "double")
     match_result: MatchResult | None  # set when the match ends
     deal_number: int  # of the current deal, from 1
     dealer: int

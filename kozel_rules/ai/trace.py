@@ -95,7 +95,14 @@ def _visible(seat: int, a: CAction, leader: int, partner: int) -> bool:
 def replay_to_deal(match: Match) -> tuple[GameState, list[CAction]]:
     """The state at the start of the current deal (real cards) and the deal's actions so far."""
     real = match.state_copy()
-    st = GameState.new(real.variant, real.players, real.seed, real.first_dealer, real.decks_used)
+    st = GameState.new(
+        real.variant,
+        real.players,
+        real.seed,
+        real.first_dealer,
+        real.decks_used,
+        options=real.options,
+    )
     target = real.deal_number
     deal_start: GameState | None = st.copy() if st.deal_number == target else None
     actions: list[CAction] = []
