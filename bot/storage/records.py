@@ -359,6 +359,8 @@ class PlayerResult:
     won: bool
     goat: bool
     change: RatingChange
+    options: dict[str, Any] = field(default_factory=dict)
+    """The match's house rules (``{}``: none)."""
 
 
 @dataclass(frozen=True)
