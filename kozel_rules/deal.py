@@ -20,7 +20,7 @@ from .errors import RecordError
 from .event import DealEnded, DealStarted, MatchEnded, TrickTaken
 from .options import Options
 from .result import DealResult, MatchResult, PlayView, placings
-from .scoring import score_deal, scoring_for, sides_going_out
+from .scoring import multiplier, score_deal, scoring_for, sides_going_out
 from .state_fields import StateFields
 from .variant import FirstLeader, NextDeal, TrumpKind, Variant, get_variant
 
@@ -363,6 +363,13 @@ class DealRules(StateFields):
             for x in sides_in:
                 cp[x] = mask_points(side_cards[x])
             award, eggs = score_deal(self.scoring[len(sides_in)], cp, tricks, sides_in)
+        # eggs "double": every eggs deal in a row before this one doubles its award (a caught
+        # queen too); the streak is only ever counted under that option
+        factor = multiplier(self.eggs_streak)
+        if factor > 1:
+            award = [a * factor for a in award]
+        if self.options.eggs_double:
+            self.eggs_streak = self.eggs_streak + 1 if eggs else 0
         defeat = self.defeat_points
         for x in sides_in:
             defeat[x] += award[x]
@@ -383,6 +390,8 @@ class DealRules(StateFields):
             last_trick=self._public_last_trick(),
             queen_seats=(self.queen_seat, self.catcher_seat) if caught else None,
             trick_seats=tuple(self.trick_takers),
+            multiplier=factor,
+            next_multiplier=multiplier(self.eggs_streak),
         )
 
     def _public_last_trick(self) -> tuple[PlayView, ...]:

@@ -4,6 +4,8 @@ PUBLIC API CONTRACT (the bot and the computer players are written against it):
 
     m = Match.new("street", players=4, seed=7, dealer=None, decks=None, options=None)
     m.options            -> Options      the house rules (kozel_rules.options)
+    m.goat_at            -> int          the defeat points that put a side out
+    m.multiplier         -> int          eggs "double": the current deal's factor (1 normally)
     m.variant            -> Variant      (m.variant.name == "street")
     m.players            -> int
     m.seed               -> int
@@ -50,6 +52,7 @@ from .errors import IllegalActionError, RecordError, Rule
 from .event import Event
 from .options import Options
 from .result import DealResult, MatchResult
+from .scoring import multiplier
 from .state import (
     CODE_OF_VERB,
     FORCED_LEAD,
@@ -146,6 +149,12 @@ class Match:
     def goat_at(self) -> int:
         """The defeat points that put a side out (12 unless the option ``goat_at`` says)."""
         return self._st.out_at
+
+    @property
+    def multiplier(self) -> int:
+        """Eggs "double": the factor of the current deal's defeat points (1 normally; 2 after
+        one eggs deal, 4 after two in a row, ...)."""
+        return multiplier(self._st.eggs_streak)
 
     @property
     def players(self) -> int:
@@ -508,6 +517,8 @@ class Match:
             legal=legal,
             match_over=over,
             trick_takers=tuple(st.trick_takers),
+            goat_at=st.out_at,
+            multiplier=multiplier(st.eggs_streak),
         )
 
     def seen(self, seat: int | None = None) -> Seen:

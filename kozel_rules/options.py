@@ -102,6 +102,21 @@ class Options:
             return cls.from_json(value, variant)
         raise RecordError(f"options must be an object, not {value!r}")
 
+    @classmethod
+    def parse(cls, text: str, variant: str | Variant) -> Options:
+        """Options from ``key=value`` words joined by commas or spaces (the :meth:`format`
+        form), e.g. ``"goat_at=6,eggs=double"``; a number is a number. ``""``: the defaults.
+        Raises :class:`RecordError` as :meth:`from_json` does, or for a word without ``=``."""
+        data: dict[str, int | str] = {}
+        for word in text.replace(",", " ").split():
+            key, eq, value = word.partition("=")
+            if not eq or not key or not value:
+                raise RecordError(f"an option is written key=value, not {word!r}")
+            if key in data:
+                raise RecordError(f"option {key!r} is given twice")
+            data[key] = int(value) if value.isdigit() else value
+        return cls.from_json(data, variant)
+
     def goat_total(self, variant: str | Variant) -> int:
         """The defeat points that put a side out: the variant's ``out_at`` (12), or ``goat_at``
         when the table chose another ("12" in End of a match becomes this number)."""

@@ -37,6 +37,16 @@ class DealResult:
     last_trick: tuple[PlayView, ...] = ()
     queen_seats: tuple[int, int] | None = None
     trick_seats: tuple[int, ...] = ()  # who took each trick of the deal, in order
+    # Eggs "double" (RULES.md, Options): the factor this deal's defeat points were multiplied
+    # by (2 ** the eggs deals in a row just before it; 1 normally), and the factor the next
+    # deal will have (after eggs under "double": twice this one; else 1).
+    multiplier: int = 1
+    next_multiplier: int = 1
+
+    @property
+    def eggs_double_next(self) -> bool:
+        """Eggs under the option ``double``: "🥚 eggs — the next deal counts ×next_multiplier"."""
+        return self.eggs and self.next_multiplier > 1
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from .options import Options
 from .variant import Scoring
 
+# ziege_scoring "tiers": the side under 61 is scored as in street (RULES.md, Options)
+TIERS = Scoring(top_tie_award=0, no_trick_award=6, tiers=((31, 2), (0, 4)))
+
 
 def scoring_for(base: dict[int, Scoring], options: Options) -> dict[int, Scoring]:
-    """The variant's scoring per number of sides (``base``) under the house rules."""
-    return dict(base)
+    """The variant's scoring per number of sides (``base``) under the house rules: ``tiers``
+    scores ziege's loser as street does; eggs ``double`` gives nobody anything on 60:60 between
+    two sides (moscow's "both get 2" too). Three sides have no eggs: their tie stays as it is."""
+    out = dict(base)
+    if options.tiers and 2 in out:
+        out[2] = TIERS
+    if options.eggs_double and 2 in out:
+        out[2] = replace(out[2], top_tie_award=0)
+    return out
+
+
+def multiplier(eggs_streak: int) -> int:
+    """Eggs ``double``: the factor of a deal's defeat points after ``eggs_streak`` eggs deals
+    in a row (×2 after one, ×4 after two, ...)."""
+    return 1 << eggs_streak
 
 
 def score_deal(

@@ -60,6 +60,8 @@ class SeatView:
     legal: tuple[Action, ...]  # this seat's legal actions now (empty in the public view)
     match_over: bool
     trick_takers: tuple[int, ...] = ()  # who took each trick of this deal, in order
+    goat_at: int = 12  # the defeat points that put a side out (the option ``goat_at``)
+    multiplier: int = 1  # eggs "double": the factor of this deal's defeat points (1 normally)
 
 
 @dataclass(frozen=True)

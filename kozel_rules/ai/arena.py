@@ -33,11 +33,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from ..match import Match
+from ..options import Options
 from ..state import to_action
 from . import choose, interrupt
 from .search import Budget
 from .seer import SEERS, seer_choice
-from .value import after_deal
+from .value import after_deal, table_of
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -85,6 +86,10 @@ class Contestant:
         return self.level
 
 
+# one match (or first deal) to play: variant, players, A, B, match seed, seating, options
+Task = tuple[str, int, "Contestant", "Contestant", str, int, Options]
+
+
 @dataclass(frozen=True)
 class MatchRecord:
     seed: str
@@ -102,6 +107,7 @@ class ArenaResult:
     a: Contestant
     b: Contestant
     matches: list[MatchRecord] = field(default_factory=list)
+    options: Options = field(default_factory=Options)  # the house rules of every match
     times: dict[str, list[float]] = field(default_factory=dict)  # "A"/"B": seconds per move
     cpu: dict[str, list[float]] = field(default_factory=dict)  # "A"/"B": CPU seconds per move
 
@@ -132,7 +138,9 @@ class ArenaResult:
         n = len(self.matches)
         lo, hi = wilson(self.a_wins, n)
         rate = self.a_wins / n if n else 0.0
-        what = f"{self.variant} {self.players}p: A={self.a} vs B={self.b}"
+        what = (
+            f"{self.variant} {self.players}p{_options_text(self.options)}: A={self.a} vs B={self.b}"
+        )
         if self.players == 3:
             what += " (one A against two B)"
         out = [f"{what}: A won {self.a_wins}/{n} matches = {rate:.1%} (95% CI {lo:.1%}-{hi:.1%})"]
@@ -155,6 +163,10 @@ class ArenaResult:
         return out
 
 
+def _options_text(options: Options) -> str:
+    return f" [{options.format()}]" if not options.is_default else ""
+
+
 def times_text(seconds: list[float]) -> str:
     """Median, 95th percentile and maximum of move times, in milliseconds."""
     return (
@@ -173,11 +185,13 @@ def play_match(
     cpu: list[list[float]] | None = None,
     max_actions: int = 100_000,
     deals: int | None = None,
+    options: Options | None = None,
 ) -> Match:
-    """Play one whole match, ``seats[s]`` playing seat ``s``; returns the finished match (or,
-    with ``deals``, the match once that many deals are over). ``times[s]`` collects the
-    seconds each of seat ``s``'s moves took, ``cpu[s]`` the CPU seconds."""
-    m = Match.new(variant, players=players, seed=seed)
+    """Play one whole match, ``seats[s]`` playing seat ``s``, under the house rules
+    ``options``; returns the finished match (or, with ``deals``, the match once that many
+    deals are over). ``times[s]`` collects the seconds each of seat ``s``'s moves took,
+    ``cpu[s]`` the CPU seconds."""
+    m = Match.new(variant, players=players, seed=seed, options=options)
     rngs = [random.Random(f"{seed}/seat{s}/{seats[s]}") for s in range(players)]
     clock = time.perf_counter
     for _ in range(max_actions):
@@ -212,15 +226,15 @@ def play_match(
 
 
 def _play_one(
-    task: tuple[str, int, Contestant, Contestant, str, int],
+    task: Task,
 ) -> tuple[MatchRecord, list[float], list[float], list[float], list[float]]:
     """One match of the arena: its record and A's and B's move times (wall, CPU)."""
-    variant, players, a, b, match_seed, rotation = task
+    variant, players, a, b, match_seed, rotation, options = task
     kinds = seat_kinds(players, rotation)
     times: list[list[float]] = [[] for _ in range(players)]
     cpu: list[list[float]] = [[] for _ in range(players)]
     seats = [a if k == "A" else b for k in kinds]
-    m = play_match(variant, players, seats, match_seed, times=times, cpu=cpu)
+    m = play_match(variant, players, seats, match_seed, times=times, cpu=cpu, options=options)
     res = m.result
     assert res is not None
     record = MatchRecord(
@@ -248,15 +262,17 @@ def run_arena(
     seed: int | str = 0,
     progress: Callable[[ArenaResult], None] | None = None,
     jobs: int = 1,
+    options: Options | None = None,
 ) -> ArenaResult:
     """Play ``matches`` matches (rounded up to whole rotations) of A against B, in ``jobs``
-    worker processes (1: in this one)."""
+    worker processes (1: in this one), under the house rules ``options``."""
     rot = rotations(players)
-    result = ArenaResult(variant, players, a, b)
+    opts = Options.of(options, variant)
+    result = ArenaResult(variant, players, a, b, options=opts)
     result.times = {"A": [], "B": []}
     result.cpu = {"A": [], "B": []}
     tasks = [
-        (variant, players, a, b, f"arena/{seed}/{i}", r)
+        (variant, players, a, b, f"arena/{seed}/{i}", r, opts)
         for i in range(-(-matches // rot))
         for r in range(rot)
     ]
@@ -306,6 +322,7 @@ class DealsResult:
     b: Contestant
     deals: list[DealRecord] = field(default_factory=list)
     cpu: dict[str, list[float]] = field(default_factory=dict)
+    options: Options = field(default_factory=Options)
 
     def _per_sequence(self, what: Callable[[DealRecord], float]) -> list[float]:
         by: dict[str, list[float]] = {}
@@ -327,7 +344,9 @@ class DealsResult:
 
     def lines(self) -> list[str]:
         n = len(self._per_sequence(lambda d: 0.0))
-        what = f"{self.variant} {self.players}p: A={self.a} vs B={self.b}"
+        what = (
+            f"{self.variant} {self.players}p{_options_text(self.options)}: A={self.a} vs B={self.b}"
+        )
         v, v_se = self.estimate(lambda d: d.value)
         c, c_se = self.estimate(lambda d: d.card_margin)
         w, w_se = self.estimate(lambda d: float(d.won))
@@ -346,18 +365,25 @@ class DealsResult:
 
 
 def _play_deal(
-    task: tuple[str, int, Contestant, Contestant, str, int],
+    task: Task,
 ) -> tuple[DealRecord, list[float], list[float]]:
     """The first deal of one deal sequence in one seating: A's outcome and CPU times."""
-    variant, players, a, b, seed, rotation = task
+    variant, players, a, b, seed, rotation, options = task
     kinds = seat_kinds(players, rotation)
     cpu: list[list[float]] = [[] for _ in range(players)]
     seats = [a if k == "A" else b for k in kinds]
-    m = play_match(variant, players, seats, seed, cpu=cpu, deals=1)
+    m = play_match(variant, players, seats, seed, cpu=cpu, deals=1, options=options)
     res = m.deal_results[0]
     side = m.side_of(kinds.index("A"))
     sides = m.sides
-    chances = after_deal(variant, players, (0,) * sides, res.defeat_points)
+    chances = after_deal(
+        variant,
+        players,
+        (0,) * sides,
+        res.defeat_points,
+        table_of(m.options),
+        res.next_multiplier,
+    )
     others = [x for x in range(sides) if x != side]
     cp = res.card_points
     record = DealRecord(
@@ -383,12 +409,14 @@ def run_deals(
     *,
     seed: int | str = 0,
     jobs: int = 1,
+    options: Options | None = None,
 ) -> DealsResult:
     """The quick measure: the first deal of ``sequences`` deal sequences, each in every
-    seating, in ``jobs`` worker processes (the same results as one)."""
-    result = DealsResult(variant, players, a, b, cpu={"A": [], "B": []})
+    seating, in ``jobs`` worker processes (the same results as one), under ``options``."""
+    opts = Options.of(options, variant)
+    result = DealsResult(variant, players, a, b, cpu={"A": [], "B": []}, options=opts)
     tasks = [
-        (variant, players, a, b, f"deals/{seed}/{i}", r)
+        (variant, players, a, b, f"deals/{seed}/{i}", r, opts)
         for i in range(sequences)
         for r in range(rotations(players))
     ]

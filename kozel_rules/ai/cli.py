@@ -11,7 +11,9 @@ import random
 import sys
 import time
 
+from ..errors import RecordError
 from ..match import Match
+from ..options import Options
 from ..variant import VARIANTS, get_variant
 from . import LEVELS
 from .arena import ArenaResult, Contestant, run_arena, run_deals
@@ -37,15 +39,27 @@ def _players(args: argparse.Namespace) -> int | None:
     return players
 
 
+def _options(args: argparse.Namespace) -> Options | None:
+    """``--options`` for the variant, or ``None`` (told on stderr) when it is wrong."""
+    try:
+        return Options.parse(args.options or "", args.variant)
+    except RecordError as e:
+        print(f"--options: {e}", file=sys.stderr)
+        return None
+
+
 def run_arena_command(args: argparse.Namespace) -> int:
     players = _players(args)
-    if players is None:
+    options = _options(args)
+    if players is None or options is None:
         return 2
     a = Contestant(args.a, args.a_budget or args.budget)
     b = Contestant(args.b, args.b_budget or args.budget)
     start = time.perf_counter()
     if args.deals is not None:
-        deals = run_deals(args.variant, players, a, b, args.deals, seed=args.seed, jobs=args.jobs)
+        deals = run_deals(
+            args.variant, players, a, b, args.deals, seed=args.seed, jobs=args.jobs, options=options
+        )
         for line in deals.lines():
             print(line)
         print(f"  ({time.perf_counter() - start:.0f} s)")
@@ -61,7 +75,15 @@ def run_arena_command(args: argparse.Namespace) -> int:
             )
 
     result = run_arena(
-        args.variant, players, a, b, args.matches, seed=args.seed, progress=progress, jobs=args.jobs
+        args.variant,
+        players,
+        a,
+        b,
+        args.matches,
+        seed=args.seed,
+        progress=progress,
+        jobs=args.jobs,
+        options=options,
     )
     for line in result.lines():
         print(line)
@@ -71,17 +93,24 @@ def run_arena_command(args: argparse.Namespace) -> int:
 
 def run_play_command(args: argparse.Namespace) -> int:
     players = _players(args)
-    if players is None:
+    options = _options(args)
+    if players is None or options is None:
         return 2
     if not 0 <= args.seat < players:
         print(f"--seat must be 0..{players - 1}", file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
-    match = Match.new(args.variant, players=players, seed=seed)
+    match = Match.new(args.variant, players=players, seed=seed, options=options)
     game = TextGame(
         match, args.seat, args.level, rng=random.Random(f"{seed}/computer"), budget=args.budget
     )
     return game.run()
+
+
+OPTIONS_HELP = (
+    "house rules as key=value words joined by commas: goat_at=6|8|10|12, eggs=plain|double, "
+    "ziege_scoring=flat|tiers (ziege only); e.g. 'goat_at=6,eggs=double' (default: none)"
+)
 
 
 def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -120,6 +149,7 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "sequences, each in every seating; prints A's mean match win chance after the deal "
         "(less an equal share), card-point margin and deals won, with standard errors",
     )
+    ap.add_argument("--options", help=OPTIONS_HELP)
     ap.add_argument("--progress", action="store_true", help="progress lines on stderr")
     ap.add_argument(
         "--jobs", type=int, default=1, help="worker processes (default 1; results are the same)"
@@ -138,6 +168,7 @@ def add_subcommands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     pp.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     pp.add_argument("--seed", type=int, help="match seed (default: random)")
     pp.add_argument("--budget", type=_budget, help="strong's or expert's budget per move")
+    pp.add_argument("--options", help=OPTIONS_HELP)
     pp.set_defaults(run=run_play_command)
 
 

@@ -31,10 +31,11 @@ import time
 from dataclasses import dataclass
 
 from ..result import DealResult
+from ..scoring import multiplier
 from ..state import OVER, CAction, GameState
 from .basic import basic_policy
 from .observation import Observation
-from .value import win_chance
+from .value import table_of, win_chance
 
 CARD_POINT_WEIGHT = 1.0 / 120  # one defeat point per 120 card points of margin
 
@@ -125,27 +126,38 @@ class Scorer:
         self.sides_in = st.sides_in
         self.side = side
         self.others = [x for x in self.sides_in if x != side]
-        self.memo: dict[tuple[int, ...], float] = {}
+        self.rules = table_of(st.options)  # the goat total, eggs "double", ziege tiers
+        self.memo: dict[tuple[tuple[int, ...], int], float] = {}
         if MATCH_VALUE:
-            good = tuple(0 if x == side else 2 for x in range(len(self.totals)))
-            bad = tuple(2 if x == side else 0 for x in range(len(self.totals)))
-            swing = self._win(good) - self._win(bad)
+            two = 2 * multiplier(st.eggs_streak)  # the least award of this deal
+            good = tuple(0 if x == side else two for x in range(len(self.totals)))
+            bad = tuple(two if x == side else 0 for x in range(len(self.totals)))
+            swing = self._win(good, 1) - self._win(bad, 1)
             self.cp_weight = max(swing, 0.02) / 4 / 120
         else:
             self.cp_weight = CARD_POINT_WEIGHT
 
-    def _win(self, awards: tuple[int, ...]) -> float:
-        return win_chance(self.variant, self.players, self.totals, awards, self.sides_in, self.side)
+    def _win(self, awards: tuple[int, ...], next_factor: int) -> float:
+        return win_chance(
+            self.variant,
+            self.players,
+            self.totals,
+            awards,
+            self.sides_in,
+            self.side,
+            self.rules,
+            next_factor,
+        )
 
     def __call__(self, result: DealResult) -> float:
         if not self.others:
             return 0.0
         if not MATCH_VALUE:
             return utility(result, self.side, self.sides_in)
-        awards = result.defeat_points
-        w = self.memo.get(awards)
+        key = (result.defeat_points, result.next_multiplier)
+        w = self.memo.get(key)
         if w is None:
-            w = self.memo[awards] = self._win(awards)
+            w = self.memo[key] = self._win(*key)
         cp = result.card_points
         opp_cp = sum(cp[x] for x in self.others) / len(self.others)
         return w + self.cp_weight * (cp[self.side] - opp_cp)
