@@ -16,7 +16,6 @@ from ..i18n import LANGUAGE_NAMES, LANGUAGES, Translator
 from ..screen import Button, Screen
 from . import house_rules
 from .labels import SeatInfo, checked, level_name, rows_of, side_name
-from .results import factor
 from .rules_text import rules_text, variant_name
 
 
@@ -167,8 +166,7 @@ def score_screen(
         ]
         out.update(deal.out)
         extra = (" 🥚" if deal.eggs else "") + (" 👑" if deal.queen_caught else "")
-        times = factor(deal, "multiplier")
-        extra += f" ×{times}" if times > 1 else ""
+        extra += f" ×{deal.multiplier}" if deal.multiplier > 1 and not deal.eggs else ""
         lines.append(f"{deal.number}. " + " · ".join(parts) + extra)
     return Screen.of("\n".join(lines))
 

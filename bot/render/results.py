@@ -17,12 +17,6 @@ from .table import last_trick_line
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 
 
-def factor(result: DealResult, name: str) -> int:
-    """The deal's ``multiplier`` or ``next_multiplier`` (eggs under "double"); 1 from an
-    engine without them."""
-    return int(getattr(result, name, 1))
-
-
 def deal_result_text(
     t: Translator,
     *,
@@ -81,20 +75,18 @@ def deal_result_text(
                 + t.n_("{n} trick", "{n} tricks", result.tricks[number])
                 + (" · " + t.n_("+{n} defeat point", "+{n} defeat points", award) if award else "")
             )
-    if factor(result, "multiplier") > 1:
+    if result.multiplier > 1 and not result.eggs:
         # TRANSLATORS: {n} is 2, 4, 8...: the eggs before this deal multiplied its points.
-        lines.append(
-            "✖️ " + t._("After the eggs this deal counted ×{n}.", n=factor(result, "multiplier"))
-        )
-    if result.eggs and factor(result, "next_multiplier") > 1:
-        if factor(result, "next_multiplier") == 2:
+        lines.append("✖️ " + t._("After the eggs this deal counted ×{n}.", n=result.multiplier))
+    if result.eggs and result.next_multiplier > 1:
+        if result.next_multiplier == 2:
             lines.append("🥚 " + t._("Eggs! 60 to 60 — the next deal counts double."))
         else:
             lines.append(
                 "🥚 "
                 + t._(
                     "Eggs! 60 to 60 — the next deal counts ×{n}.",
-                    n=factor(result, "next_multiplier"),
+                    n=result.next_multiplier,
                 )
             )
     elif result.eggs:

@@ -99,9 +99,15 @@ async def opening(
     return options
 
 
-def fit(options: Mapping[str, Any], variant: Variant) -> dict[str, Any]:
-    """A table's options once its variant changed: one of another variant only goes."""
-    return {k: v for k, v in options.items() if VARIANT_ONLY.get(k, variant.name) == variant.name}
+async def for_variant(core: Core, table: TableRecord, variant: Variant) -> dict[str, Any]:
+    """A lobby's options once its variant becomes ``variant``: the chat's defaults of the new
+    variant if it played those of the old one, else its own (less one the variant lacks)."""
+    chat = await core.storage.chats.get(table.chat_id)
+    if of_table(table) == chat_defaults(chat, table.variant):
+        return chat_defaults(chat, variant).to_json()
+    return {
+        k: v for k, v in table.options.items() if VARIANT_ONLY.get(k, variant.name) == variant.name
+    }
 
 
 async def options_allowed_now(core: Core) -> bool:

@@ -270,8 +270,8 @@ async def choose_variant(core: Core, lobby: Lobby) -> Reply:
         return Reply(t._("Unknown variant."), alert=True)
     if variant == get_variant(lobby.table.variant):
         return Reply(t._("That variant is already chosen."))
+    lobby.table.options = await house_rules.for_variant(core, lobby.table, variant)
     lobby.table.variant = variant.name
-    lobby.table.options = house_rules.fit(lobby.table.options, variant)
     return await changed(core, lobby, t._("Variant: {variant}", variant=variant_name(t, variant)))
 
 

@@ -227,3 +227,14 @@ async def test_admins_set_a_groups_defaults_and_newgame_uses_them(
     await core.storage.tables.save(moscow, expected_version=moscow.version)
     written = await open_table(core, "street eggs=double")  # words replace the defaults
     assert written.options == {"eggs": "double"}
+
+
+async def test_a_lobby_on_the_groups_defaults_takes_the_new_variants_defaults(core: Core) -> None:
+    for arg in ("ostreet_g8", "omoscow_ed"):
+        assert (await settings.settings_press(core, settings_press(arg, True))).text == "Saved."
+    table = await open_table(core, "street")
+    assert table.options == {"goat_at": 8}
+    choose = press(table, Op.VARIANT, ANN, version=feed.lobby_key(table), arg="moscow")
+    await lobby.choose_variant(core, choose)
+    table = await reload(core, table)
+    assert (table.variant, table.options) == ("moscow", {"eggs": "double"})
