@@ -11,6 +11,7 @@ from fakebot.fixtures import BotProcessFactory
 from fakebot.server import FakeTelegram
 
 from .driver import ENV_FAST, Table, is_hand, op_of, rows
+from .intent import play_match
 
 pytestmark = pytest.mark.e2e
 
@@ -114,9 +115,24 @@ async def test_options_changed_in_the_lobby_show_on_the_table_in_russian(
     assert "⚙️ игра до 8 · яйца удваивают следующую раздачу" in (first.text or "")
     stored = rows(bot.db, "SELECT options FROM game_tables")
     assert [json.loads(str(r[0])) for r in stored] == [{"goat_at": 8, "eggs": "double"}]
-    print(lobby_line)
-    print("\n".join(_lines(group_table) + _lines(first.text or "")))
     assert all(op_of(b) != "opt" for b in fake_telegram.message(group, table.lobby_id).buttons)
+    print("lobby |", lobby_line)
+    print("table |", " ¶ ".join(_lines(group_table)))
+    print("hand |", " ¶ ".join(_lines(first.text or "")))
+
+    # To the end (choosing as the weakest computer would): every total reads /8.
+    await play_match(fake_telegram, bot.db, [anna, boris], table.match_over)
+    shown = fake_telegram.shown_texts(group, from_bot_only=True, include_buttons=False)
+    hands = fake_telegram.shown_texts(boris, from_bot_only=True, include_buttons=False)
+    assert goat_totals(shown + hands) == {"8"}
+    over = [t for t in shown if t.startswith("🏆")]
+    assert len(over) == 1 and "⚙️ игра до 8 · яйца удваивают следующую раздачу" in over[0]
+    results = [t for t in shown if t.startswith("🏁")]
+    eggs = [line for t in results for line in t.splitlines() if line.startswith(("🥚", "✖️"))]
+    assert all("вдвойне" in line or "×" in line for line in eggs if line.startswith("🥚"))
+    print("eggs |", " ¶ ".join(eggs) or "(no eggs this match)")
+    print("deal |", " ¶ ".join(results[-1].splitlines()[-3:]))
+    print("match |", " ¶ ".join(over[0].splitlines()))
 
 
 def _lines(text: str) -> list[str]:
