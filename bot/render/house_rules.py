@@ -161,6 +161,16 @@ def option_rows(
     return rows
 
 
+def stats_lines(t: Translator, ruled: int) -> list[str]:
+    """/stats, under the latest matches: how many of them had house rules (none: no line)."""
+    if not ruled:
+        return []
+    # TRANSLATORS: of the latest matches just shown.
+    return [
+        MARK + " " + t.n_("{n} of them with house rules.", "{n} of them with house rules.", ruled)
+    ]
+
+
 def settings_text(t: Translator, variant: Variant, options: Options) -> str:
     """/settings: the house rules /newgame opens this variant with here."""
     text = brief_or_none(t, options)

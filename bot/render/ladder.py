@@ -258,14 +258,7 @@ def stats_screen(
     if results:
         marks = "".join(_result_mark(r.won, r.goat) for r in results)
         text += ["", t._("Latest matches (newest first): {marks}", marks=marks)]
-        ruled = sum(1 for r in results if r.options)
-        if ruled:
-            # TRANSLATORS: of the latest matches just shown.
-            text.append(
-                house_rules.MARK
-                + " "
-                + t.n_("{n} of them with house rules.", "{n} of them with house rules.", ruled)
-            )
+        text += house_rules.stats_lines(t, sum(1 for r in results if r.options))
         last = results[0].change
         text.append(
             t._(
