@@ -104,7 +104,9 @@ async def for_variant(core: Core, table: TableRecord, variant: Variant) -> dict[
     variant if it played those of the old one, else its own (less one the variant lacks)."""
     chat = await core.storage.chats.get(table.chat_id)
     if of_table(table) == chat_defaults(chat, table.variant):
-        return chat_defaults(chat, variant).to_json()
+        new = chat_defaults(chat, variant)
+        if new.is_default or await options_allowed_now(core):
+            return new.to_json()
     return {
         k: v for k, v in table.options.items() if VARIANT_ONLY.get(k, variant.name) == variant.name
     }
