@@ -12,6 +12,7 @@ from fakebot.server import FakeTelegram
 
 from .driver import ENV_FAST, Table, is_hand, op_of, rows
 from .intent import play_match
+from .test_ladder import said
 
 pytestmark = pytest.mark.e2e
 
@@ -63,10 +64,19 @@ async def test_a_match_to_6_shows_6_everywhere_and_ends_at_6(
     assert len(over) == 1 and "⚙️ match to 6" in over[0]
     stored = rows(bot.db, "SELECT options FROM matches")
     assert [json.loads(str(r[0])) for r in stored] == [{"goat_at": 6}]
+    # On the ladder as any match: rated, and /history names its house rules.
+    history = await said(fake_telegram, anna, group, "/history")
+    assert re.search(r"Moscow Kozel · \d+ deals · ⚙️ match to 6", history), history
+    stats = await said(fake_telegram, anna, group, "/stats")
+    assert "1 match played" in stats and "⚙️ 1 of them with house rules." in stats
+    assert re.search(r"Last match: 1000 → \d+ \([+−-]\d+\)", stats), stats
+    changes = rows(bot.db, "SELECT count(*) FROM rating_changes")
+    assert int(str(changes[0][0])) > 0
     for name, text in (("lobby", lobby), ("table", tables[0]), ("hand", hands[0])):
         print(name, "|", " ¶ ".join(_lines_with_options([text])))
     print("deal", "|", " ¶ ".join(results[-1].splitlines()[-3:]))
     print("match", "|", " ¶ ".join(over[0].splitlines()))
+    print("history", "|", " ¶ ".join(history.splitlines()))
     fake_telegram.assert_no_unknown_calls()
 
 
@@ -157,3 +167,31 @@ async def test_a_bad_option_opens_nothing_and_says_what_is_allowed(
     assert reply.buttons == []
     assert rows(bot.db, "SELECT id FROM game_tables") == []
     print(reply.text)
+
+
+async def test_an_admin_sets_the_groups_defaults_and_newgame_takes_them(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    bot = bot_process(env=ENV_FAST)
+    await bot.start()
+    anna, boris = fake_telegram.add_user("Anna"), fake_telegram.add_user("Boris")
+    group = fake_telegram.add_group("Kozel club", [anna, boris], admins=[anna])
+    table = Table(fake_telegram, group)
+    await table.start_private(anna)
+    mark = fake_telegram.mark()
+    await anna.send(group, "/settings")
+    menu = await fake_telegram.wait_for_message(group, lambda m: bool(m.buttons), since=mark)
+    assert "House rules /newgame opens Street Kozel with in this group: none" in (menu.text or "")
+
+    refused = await boris.press_button(group, menu.message_id, "🐐 8")
+    assert refused.show_alert and refused.text == "Only chat admins can change settings."
+    saved = await anna.press_button(group, menu.message_id, "🐐 8")
+    assert saved.text == "Saved."
+    await fake_telegram.wait_for(
+        lambda: "group: match to 8" in (fake_telegram.message(group, menu.message_id).text or ""),
+        what="the menu shows the new default",
+    )
+    lobby = await table.open(anna, "street")
+    assert "⚙️ House rules: match to 8 (this group's defaults, see /settings)" in (lobby.text or "")
+    stored = rows(bot.db, "SELECT options FROM game_tables")
+    assert [json.loads(str(r[0])) for r in stored] == [{"goat_at": 8}]
