@@ -10,7 +10,7 @@ import pytest
 from fakebot.fixtures import BotProcessFactory
 from fakebot.server import FakeTelegram
 
-from .driver import ENV_FAST, Table, is_hand, op_of, rows
+from .driver import BOTH_BACKENDS, ENV_FAST, Table, is_hand, op_of, rows
 from .intent import play_match
 from .test_ladder import said
 
@@ -30,6 +30,7 @@ def goat_totals(texts: list[str]) -> set[str]:
     return found
 
 
+@BOTH_BACKENDS
 async def test_a_match_to_6_shows_6_everywhere_and_ends_at_6(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
