@@ -133,9 +133,9 @@ def _label(t: Translator, key: str, value: int | str) -> str:
         assert isinstance(value, int)
         return "🐐 " + str(value)
     names = {
-        "plain": t._("eggs: nothing"),
+        "plain": t._("eggs: as usual"),
         "double": t._("eggs: ×2 next"),
-        "flat": t._("scoring: 2"),
+        "flat": t._("scoring: flat 2"),
         "tiers": t._("scoring: 2/4/6"),
     }
     return names[str(value)]
@@ -176,7 +176,7 @@ def settings_text(t: Translator, variant: Variant, options: Options) -> str:
     text = brief_or_none(t, options)
     # TRANSLATORS: {variant} is a variant's name; {list} its house rules, as in the lobby.
     return t._(
-        "House rules /newgame opens {variant} with in this group: {list}",
+        "Default house rules for {variant} in this group (a plain /newgame): {list}",
         variant=f"<b>{variant_name(t, variant)}</b>",
         list=text,
     )

@@ -197,7 +197,9 @@ async def test_admins_set_a_groups_defaults_and_newgame_uses_them(
 ) -> None:
     shown = await settings.settings(core, GROUP, ANN)
     assert shown.screen is not None
-    assert "/newgame opens Street Kozel with in this group: none" in plain(shown.screen.text)
+    assert "Default house rules for Street Kozel in this group (a plain /newgame): none" in plain(
+        shown.screen.text
+    )
 
     refused = await settings.settings_press(core, settings_press("ostreet_g8", False))
     assert refused.text == "Only chat admins can change settings."
@@ -209,7 +211,7 @@ async def test_admins_set_a_groups_defaults_and_newgame_uses_them(
 
     saved = await settings.settings_press(core, settings_press("ostreet_g8", True))
     assert saved.text == "Saved." and saved.screen is not None
-    assert "with in this group: match to 8" in plain(saved.screen.text)
+    assert "(a plain /newgame): match to 8" in plain(saved.screen.text)
     ziege = await settings.settings_press(core, settings_press("vziege", False))
     assert ziege.screen is not None and "scoring: 2/4/6" in str(ziege.screen.buttons)
 

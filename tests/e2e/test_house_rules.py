@@ -182,14 +182,19 @@ async def test_an_admin_sets_the_groups_defaults_and_newgame_takes_them(
     mark = fake_telegram.mark()
     await anna.send(group, "/settings")
     menu = await fake_telegram.wait_for_message(group, lambda m: bool(m.buttons), since=mark)
-    assert "House rules /newgame opens Street Kozel with in this group: none" in (menu.text or "")
+    assert "Default house rules for Street Kozel in this group (a plain /newgame): none" in (
+        menu.text or ""
+    )
 
     refused = await boris.press_button(group, menu.message_id, "🐐 8")
     assert refused.show_alert and refused.text == "Only chat admins can change settings."
     saved = await anna.press_button(group, menu.message_id, "🐐 8")
     assert saved.text == "Saved."
     await fake_telegram.wait_for(
-        lambda: "group: match to 8" in (fake_telegram.message(group, menu.message_id).text or ""),
+        lambda: (
+            "(a plain /newgame): match to 8"
+            in (fake_telegram.message(group, menu.message_id).text or "")
+        ),
         what="the menu shows the new default",
     )
     lobby = await table.open(anna, "street")
