@@ -204,6 +204,7 @@ class DealRules(StateFields):
                     first_leader=leader,
                     trump=Suit(self.trump) if self.trump >= 0 else None,
                     trump_card=CARDS[self.trump_card] if self.trump_card >= 0 else None,
+                    multiplier=multiplier(self.eggs_streak),
                 )
             )
         self._begin_trick(leader)

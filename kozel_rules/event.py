@@ -20,6 +20,7 @@ class DealStarted:
     first_leader: int
     trump: Suit | None
     trump_card: Card | None  # street: the shown middle card; moscow: the turned card
+    multiplier: int = 1  # eggs "double": the factor of this deal's defeat points (1 normally)
 
 
 @dataclass(frozen=True)

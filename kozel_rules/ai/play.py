@@ -156,6 +156,9 @@ class TextGame:
             )
         extra = " (eggs!)" if r.eggs else ""
         extra += " (queen caught)" if r.queen_caught else ""
+        extra += f" (x{r.multiplier})" if r.multiplier > 1 and not r.eggs else ""
+        if r.eggs_double_next:
+            extra += f" (the next deal counts x{r.next_multiplier})"
         totals = ", ".join(f"{self.side_name(x)} {p}" for x, p in enumerate(self.m.defeat_points))
         return f"Deal {r.number} over{extra}: " + "; ".join(parts) + f"\nDefeat points: {totals}"
 
@@ -260,6 +263,8 @@ class TextGame:
             f"Kozel, {m.variant.name}, {m.players} players; you are seat {self.seat}; "
             f"computer players: {self.level}."
         )
+        if not m.options.is_default:
+            self.write(f"House rules: {m.options.format()}; out at {m.goat_at} defeat points.")
         trump = f", trump {v.trump}" if v.trump is not None else ""
         if v.trump_card is not None:
             trump += f" (card {v.trump_card})"

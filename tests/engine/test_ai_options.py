@@ -161,3 +161,24 @@ def test_arena_command_refuses_bad_options() -> None:
     done = run("arena", "--variant", "street", "--a", "basic", "--b", "random",
                "--options", "goat_at=7")  # fmt: skip
     assert done.returncode == 2 and "goat_at" in done.stderr
+
+
+def test_the_experts_replay_of_the_deal_keeps_the_rules_and_the_eggs_factor() -> None:
+    """expert replays the match to the current deal's start (trace.py): under the same house
+    rules, so the deal it reasons about counts as the real one does (x2 after eggs)."""
+    from kozel_rules.ai.trace import replay_to_deal
+
+    for seed in range(400):
+        m = Match.new("moscow", players=2, seed=seed, options={"eggs": "double", "goat_at": 8})
+        rng = random.Random(seed)
+        while not m.is_over and not (m.deal_results and m.deal_results[-1].eggs):
+            m.apply(rng.choice(m.legal_actions()))
+        if not m.is_over:
+            break
+    else:
+        pytest.fail("no eggs deal in 400 random matches")
+    assert m.multiplier == 2
+    start, actions = replay_to_deal(m)
+    assert actions == []
+    assert start.options == m.options and start.out_at == 8
+    assert start.eggs_streak == 1 and start.defeat_points == list(m.defeat_points)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kozel_rules import DealEnded, Match, Options
+from kozel_rules import DealEnded, DealStarted, Match, Options
 from kozel_rules.options import EGGS_VALUES, GOAT_AT_VALUES, ZIEGE_SCORING_VALUES
 from kozel_rules.result import DealResult
 from kozel_rules.state import OVER, GameState
@@ -162,6 +162,7 @@ def test_eggs_then_a_deal_that_counts_double_happens_and_is_checked() -> None:
 def test_eggs_double_against_the_plain_rules_with_the_same_play() -> None:
     """The same actions under eggs "plain" and "double": the same cards and tricks; the
     defeat points differ exactly as the option says, until one match ends."""
+    doubled = 0
     for seed in range(60):
         plain = Match.new("moscow", players=2, seed=seed)
         double = Match.new("moscow", players=2, seed=seed, options={"eggs": "double"})
@@ -185,8 +186,13 @@ def test_eggs_double_against_the_plain_rules_with_the_same_play() -> None:
                     assert double.multiplier == 2**streak or double.is_over
                 else:
                     assert d.defeat_points == tuple(a * 2**streak for a in p.defeat_points)
+                    doubled += streak > 0
                     streak = 0
                     assert d.next_multiplier == 1 and not d.eggs_double_next
+            for e in ev_double:  # the next deal (dealt after the last DealEnded) says its factor
+                if isinstance(e, DealStarted):
+                    assert e.multiplier == 2**streak == double.multiplier
+    assert doubled >= 1  # a doubled deal after eggs was played and compared
 
 
 def test_ziege_tiers_against_flat_with_the_same_play() -> None:
