@@ -113,6 +113,14 @@ def brief_or_none(t: Translator, options: Options) -> str:
     return brief(t, options) or t._("none ({goat})", goat=goat_words(t, options.goat_at))
 
 
+def factor_line(t: Translator, factor: int) -> str:
+    """During a deal that counts more after eggs: ``✖️ This deal counts double``."""
+    if factor == 2:
+        return "✖️ " + t._("This deal counts double (eggs before it).")
+    # TRANSLATORS: {n} is 4, 8, ...: eggs in a row before this deal.
+    return "✖️ " + t._("This deal counts ×{n} (eggs before it).", n=factor)
+
+
 def header_line(t: Translator, options: Options) -> str:
     """A line under a table's or hand's title, or empty without options."""
     text = brief(t, options)

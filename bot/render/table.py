@@ -12,7 +12,7 @@ from kozel_rules.view import PlayView, SeatView, TrickView
 
 from ..i18n import Translator
 from ..screen import Button, Screen
-from .house_rules import goat_total, header_line
+from .house_rules import factor_line, goat_total, header_line
 from .labels import SeatInfo, card_label, cards_text, seat_label, side_name
 from .rules_text import suit_name, variant_name
 
@@ -23,14 +23,17 @@ def title_line(t: Translator, view: SeatView, where: str) -> str:
     return "🐐 <b>" + escape(variant_name(t, get_variant(view.variant))) + "</b> · " + where
 
 
-def _header(t: Translator, options: Options | None) -> list[str]:
-    line = header_line(t, options) if options is not None else ""
-    return [line] if line else []
+def _header(t: Translator, view: SeatView, options: Options | None) -> list[str]:
+    """The house rules in a few words, and a deal that counts more after eggs (if any)."""
+    lines = [header_line(t, options) if options is not None else ""]
+    if view.multiplier > 1 and not view.match_over:
+        lines.append(factor_line(t, view.multiplier))
+    return [line for line in lines if line]
 
 
 def header_lines(t: Translator, view: SeatView, where: str, options: Options | None) -> list[str]:
     """The title line, and under it the house rules in a few words (if any)."""
-    return [title_line(t, view, where), *_header(t, options)]
+    return [title_line(t, view, where), *_header(t, view, options)]
 
 
 def trump_line(t: Translator, view: SeatView) -> str:
@@ -177,7 +180,7 @@ def table_screen(
     assert view.seat is None, "the group table is rendered from the public view only"
     lines = [
         title_line(t, view, t._("deal {n}", n=view.deal_number)),
-        *_header(t, options),
+        *_header(t, view, options),
         trump_stock_line(t, view),
         "",
     ]

@@ -9,8 +9,10 @@ from pathlib import Path
 
 from bot.i18n import get_translator
 from bot.render.chat import score_screen
+from bot.render.hand import hand_screen
 from bot.render.labels import SeatInfo
 from bot.render.results import deal_result_text
+from bot.render.table import table_screen
 from kozel_rules.match import Match
 from kozel_rules.options import Options
 
@@ -104,3 +106,39 @@ def test_a_caught_queen_after_eggs_counts_8_and_totals_read_the_goat_of_the_opti
         options=Options(goat_at=6, eggs="double"),
     )
     assert "8/6" in six and "/12" not in six
+
+
+def test_the_table_and_the_hand_say_a_deal_counts_x4_while_it_is_played() -> None:
+    name = "options-moscow2-eggs-double-twice-then-x4-01"
+    record = json.loads((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))["record"]
+    match = Match.new(
+        record["variant"],
+        players=record["players"],
+        seed=record["seed"],
+        dealer=record["dealer"],
+        decks=record["decks"],
+        options=record["options"],
+    )
+    said: dict[int, str] = {}
+    for action in record["actions"]:
+        deal = len(match.deal_results) + 1
+        if deal not in said:  # the deal's first table
+            said[deal] = table_screen(
+                EN, view=match.view(None), seats=SEATS[:2], options=match.options
+            ).text
+            hand = hand_screen(
+                RU,
+                view=match.view(0),
+                seats=SEATS[:2],
+                chat_title="Клуб",
+                table_id=1,
+                ply=match.ply,
+                selection=[],
+                options=match.options,
+            ).text
+            said[-deal] = hand
+        match.apply_text(action)
+    assert "✖️" not in said[1] and "✖️" not in said[-1]
+    assert "✖️ This deal counts double (eggs before it)." in said[2]
+    assert "✖️ This deal counts ×4 (eggs before it)." in said[3]
+    assert "✖️ Эта раздача идёт ×4 (перед ней были яйца)." in said[-3]
