@@ -150,6 +150,8 @@ def seat_state(page: SeatPage, *, now: float | None = None) -> dict[str, Any]:
     options = page.match.options
     rules = house_rules.brief(t, options)
     info = plain(variant_name(t, variant)) + (f" · {house_rules.MARK} {rules}" if rules else "")
+    if view.multiplier > 1 and not view.match_over:  # a deal after eggs counts more
+        info += f" · ✖️{view.multiplier}"
     return {
         "table": table.id,
         "version": table.version,

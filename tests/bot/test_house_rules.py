@@ -240,3 +240,20 @@ async def test_a_lobby_on_the_groups_defaults_takes_the_new_variants_defaults(co
     await lobby.choose_variant(core, choose)
     table = await reload(core, table)
     assert (table.variant, table.options) == ("moscow", {"eggs": "double"})
+
+
+async def test_start_refuses_house_rules_changed_since_the_opener_looked(core: Core) -> None:
+    await lobby.start_private(core, ANN, "")
+    table = await open_table(core, "moscow")
+    add = press(table, Op.ADD_COMPUTER, ANN, version=feed.lobby_key(table), arg="basic")
+    await lobby.add_computer(core, add)
+    table = await reload(core, table)
+    seen = feed.seating_key(table)
+    await lobby_options.choose_option(core, option_press(table, ANN, "g6"))  # another device
+    table = await reload(core, table)
+    stale = await lobby.start(core, press(table, Op.START, ANN, version=table.version, arg=seen))
+    assert stale.text == "The seats changed — check them and press Start again."
+    assert (await reload(core, table)).status == TableStatus.LOBBY
+    start = press(table, Op.START, ANN, version=table.version, arg=feed.seating_key(table))
+    assert (await lobby.start(core, start)).text == "The match begins!"
+    assert core.match_of(await reload(core, table)).goat_at == 6

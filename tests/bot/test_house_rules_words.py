@@ -13,6 +13,9 @@ from bot.render.hand import hand_screen
 from bot.render.labels import SeatInfo
 from bot.render.results import deal_result_text
 from bot.render.table import table_screen
+from bot.service.webapp import SeatPage
+from bot.storage import SeatRecord, TableRecord, TableStatus
+from bot.web.seat_json import seat_state
 from kozel_rules.match import Match
 from kozel_rules.options import Options
 
@@ -142,3 +145,34 @@ def test_the_table_and_the_hand_say_a_deal_counts_x4_while_it_is_played() -> Non
     assert "✖️ This deal counts double (eggs before it)." in said[2]
     assert "✖️ This deal counts ×4 (eggs before it)." in said[3]
     assert "✖️ Эта раздача идёт ×4 (перед ней были яйца)." in said[-3]
+
+
+def test_the_mini_apps_info_line_marks_a_deal_after_eggs() -> None:
+    name = "options-moscow2-eggs-double-twice-then-x4-01"
+    record = json.loads((SCENARIOS / f"{name}.json").read_text(encoding="utf-8"))["record"]
+    match = Match.new(
+        record["variant"],
+        players=record["players"],
+        seed=record["seed"],
+        dealer=record["dealer"],
+        decks=record["decks"],
+        options=record["options"],
+    )
+    for action in record["actions"]:
+        if len(match.deal_results) == 2:
+            break  # the third deal has begun: it counts ×4
+        match.apply_text(action)
+    seats = [SeatRecord(seat=i, user_id=i + 1, name=s.name) for i, s in enumerate(SEATS[:2])]
+    table = TableRecord(
+        id=1,
+        chat_id=-1,
+        status=TableStatus.PLAYING,
+        variant="moscow",
+        creator_id=1,
+        seed=1,
+        seats=seats,
+    )
+    page = SeatPage(table, match, None, EN, SEATS[:2], "Club", None, None)
+    state = seat_state(page, now=0.0)
+    assert state["title"] == "Moscow Kozel · ⚙️ eggs double the next deal · ✖️4 · Club"
+    assert state["out_at"] == 12
