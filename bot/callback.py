@@ -37,6 +37,7 @@ class Op(StrEnum):
     ADD_COMPUTER = "bot"
     REMOVE_COMPUTER = "unbot"  # not "kick": /kick removes a person
     VARIANT = "var"
+    OPTION = "opt"  # a house rule in the lobby (the arg names it and its value)
     START = "start"
     CANCEL = "cancel"
     TOGGLE = "tog"

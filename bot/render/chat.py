@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from html import escape
 
 from kozel_rules.ai import STAND_IN_LEVEL
+from kozel_rules.options import Options
 from kozel_rules.result import DealResult
 from kozel_rules.variant import VARIANTS, Variant, get_variant
 from kozel_rules.view import SeatView
@@ -13,6 +14,7 @@ from kozel_rules.view import SeatView
 from ..callback import Callback, Op
 from ..i18n import LANGUAGE_NAMES, LANGUAGES, Translator
 from ..screen import Button, Screen
+from . import house_rules
 from .labels import SeatInfo, checked, level_name, rows_of, side_name
 from .rules_text import rules_text, variant_name
 
@@ -70,12 +72,17 @@ def how_to_play(t: Translator) -> list[str]:
     ]
 
 
-def rules_screen(t: Translator, variant: Variant) -> Screen:
+def rules_screen(t: Translator, variant: Variant, table_plays: Options | None = None) -> Screen:
+    """``table_plays``: the house rules of the chat's running table (of this variant)."""
     buttons = [
         Button(checked(variant_name(t, v), v == variant), Callback(0, 0, Op.RULES, v.name).encode())
         for v in VARIANTS.values()
     ]
-    return Screen.of(rules_text(t, variant), [buttons])
+    text = rules_text(t, variant) + "\n\n" + house_rules.rules_text(t)
+    if table_plays is not None:
+        plays = house_rules.brief(t, table_plays) or t._("no house rules")
+        text += "\n\n" + t._("This table plays: {list}", list=f"<b>{plays}</b>")
+    return Screen.of(text, [buttons])
 
 
 def language_screen(t: Translator, current: str) -> Screen:
@@ -90,10 +97,15 @@ def language_screen(t: Translator, current: str) -> Screen:
 
 
 def settings_screen(
-    t: Translator, timeout: int, choices: Sequence[int], level: str = STAND_IN_LEVEL
+    t: Translator,
+    timeout: int,
+    choices: Sequence[int],
+    level: str = STAND_IN_LEVEL,
+    defaults: tuple[Variant, Options] | None = None,
 ) -> Screen:
     """``choices``: the turn timers offered, in seconds (0: off); ``level``: the computer
-    level that stands in for a person (at a timeout, while away)."""
+    level that stands in for a person (at a timeout, while away); ``defaults``: a variant and
+    the house rules /newgame opens it with here (the buttons change them)."""
 
     def label(seconds: int) -> str:
         # TRANSLATORS: a button: no turn timer at all.
@@ -113,17 +125,30 @@ def settings_screen(
             level=level_name(t, level),
         )
     )
-    return Screen.of(text, rows_of(buttons, 3))
+    rows = rows_of(buttons, 3)
+    if defaults is not None:
+        variant, options = defaults
+        text += "\n\n" + house_rules.settings_text(t, variant, options)
+        rows += house_rules.settings_rows(t, variant, options)
+    return Screen.of(text, rows)
 
 
 def score_screen(
-    t: Translator, *, view: SeatView, deals: Sequence[DealResult], seats: Sequence[SeatInfo]
+    t: Translator,
+    *,
+    view: SeatView,
+    deals: Sequence[DealResult],
+    seats: Sequence[SeatInfo],
+    options: Options | None = None,
 ) -> Screen:
     """/score: each side's defeat points as a bar, then every deal's card and defeat points.
     ``view`` is the public view, ``deals`` the match's deal results so far."""
     variant = get_variant(view.variant)
-    out_at = variant.out_at
+    out_at = house_rules.goat_total(variant, options)
     lines = ["🐐 <b>" + t._("Standings — {variant}", variant=variant_name(t, variant)) + "</b>"]
+    rules = house_rules.header_line(t, options) if options is not None else ""
+    if rules:
+        lines.append(rules)
     for side, points in enumerate(view.defeat_points):
         bar = "🟥" * min(points, out_at) + "⬜" * max(0, out_at - points)
         mark = " ❌" if side in view.out else ""
@@ -141,6 +166,7 @@ def score_screen(
         ]
         out.update(deal.out)
         extra = (" 🥚" if deal.eggs else "") + (" 👑" if deal.queen_caught else "")
+        extra += f" ×{deal.multiplier}" if deal.multiplier > 1 and not deal.eggs else ""
         lines.append(f"{deal.number}. " + " · ".join(parts) + extra)
     return Screen.of("\n".join(lines))
 

@@ -7,6 +7,7 @@ from html import escape
 
 from kozel_rules.action import Action, Verb
 from kozel_rules.card import Card
+from kozel_rules.options import Options
 from kozel_rules.variant import TrickKind, get_variant
 from kozel_rules.view import Phase, SeatView
 
@@ -26,10 +27,10 @@ from .choice import (
 from .labels import SeatInfo, action_label, card_label, cards_text, side_members
 from .table import (
     current_trick_lines,
+    header_lines,
     last_trick_line,
     phase_line,
     standings_line,
-    title_line,
     trump_stock_line,
 )
 
@@ -172,6 +173,7 @@ def hand_screen(
     page_url: str | None = None,
     seconds_left: float | None = None,
     coach: tuple[int, str] | None = None,
+    options: Options | None = None,
 ) -> Screen:
     """A player's private hand: cards as buttons, legal choices live, confirm buttons; with
     ``page_url`` a last button opens the Mini App. ``seconds_left``: on the turn timer.
@@ -179,7 +181,7 @@ def hand_screen(
     assert view.seat is not None
     legal = list(view.legal)
     chosen = set(selection) & set(view.hand)
-    lines = [title_line(t, view, escape(chat_title)), trump_stock_line(t, view)]
+    lines = [*header_lines(t, view, escape(chat_title), options), trump_stock_line(t, view)]
     lines += [t._("Your partner: {name}", name=seats[s].label) for s in _partners(view)]
     trick = _trick_lines(t, view, seats)
     if trick:
@@ -204,7 +206,7 @@ def hand_screen(
         return Callback(table_id, ply, op, arg).encode()
 
     rows: list[list[Button]] = []
-    lines += ["", standings_line(t, view, seats)]
+    lines += ["", standings_line(t, view, seats, options)]
     if away:
         rows.append([Button("🙋 " + t._("I'm back"), cb(Op.BACK))])
         lines += ["", t._("Your cards: {cards}", cards=cards_text(t, view.hand))]

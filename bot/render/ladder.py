@@ -24,6 +24,7 @@ from ..storage.records import (
     Standing,
     Tally,
 )
+from . import house_rules
 from .labels import and_list, level_name
 from .rules_text import variant_name
 
@@ -257,6 +258,7 @@ def stats_screen(
     if results:
         marks = "".join(_result_mark(r.won, r.goat) for r in results)
         text += ["", t._("Latest matches (newest first): {marks}", marks=marks)]
+        text += house_rules.stats_lines(t, sum(1 for r in results if r.options))
         last = results[0].change
         text.append(
             t._(
@@ -375,6 +377,9 @@ def match_lines(t: Translator, match: LadderMatch) -> str:
         + " · "
         + t.n_("{n} deal", "{n} deals", record.deals)
     )
+    rules = house_rules.brief(t, house_rules.stored(record.options, record.variant))
+    if rules:
+        head += f" · {house_rules.MARK} {rules}"
     sides: dict[int, list[MatchPlayerRecord]] = {}
     for player in record.players_list:
         sides.setdefault(player.side, []).append(player)

@@ -7,11 +7,13 @@ from html import escape
 
 from kozel_rules.ai import LEVELS
 from kozel_rules.match import Match
+from kozel_rules.options import Options
 from kozel_rules.variant import VARIANTS, Variant
 
 from ..callback import Callback, Op
 from ..i18n import Translator
 from ..screen import Button, Screen
+from . import house_rules
 from .labels import SeatInfo, checked, level_name, rows_of, seat_label, side_name
 from .rules_text import variant_name, variant_short_name
 
@@ -50,13 +52,18 @@ def lobby_screen(
     creator: str,
     join_url: str,
     start_key: str = "",
+    options: Options | None = None,
+    group_default: bool = False,
 ) -> Screen:
     """``start_key`` names the seating the Start button refers to (see ``seating_key``);
-    ``join_url`` opens the private chat the cards come to."""
+    ``join_url`` opens the private chat the cards come to. ``options``: the house rules, which
+    the opener may change with the buttons (``group_default``: they are the chat's own)."""
+    options = options or Options()
     players = len(seats)
     lines = [
         "🐐 <b>" + t._("Kozel — new table") + "</b>",
         t._("Variant: {variant}", variant=f"<b>{escape(variant_name(t, variant))}</b>"),
+        house_rules.lobby_line(t, options, group_default=group_default),
         t._("Opened by {name}", name=escape(creator)),
         "",
         "<b>" + t._("Seats") + "</b>",
@@ -99,6 +106,7 @@ def lobby_screen(
             for v in VARIANTS.values()
         ]
     )
+    rows += house_rules.option_rows(t, options, variant, lambda arg: cb(Op.OPTION, arg))
     rows.append(
         [
             # TRANSLATORS: a button: start the match with the players seated.

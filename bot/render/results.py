@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kozel_rules.options import Options
 from kozel_rules.result import DealResult, MatchResult
 from kozel_rules.variant import get_variant
 from kozel_rules.view import SeatView, TrickView
 
 from ..i18n import Translator
+from .house_rules import goat_total, header_line
 from .labels import SeatInfo, and_list, people_count, side_name
 from .table import last_trick_line
 
@@ -23,11 +25,12 @@ def deal_result_text(
     seats: Sequence[SeatInfo],
     totals: Sequence[int],
     sides_in: Sequence[int],
+    options: Options | None = None,
 ) -> str:
     """``view``: the match's public view (its variant and sides). ``sides_in``: the sides
     that played this deal (3-player eliminations drop sides). The deal's last trick and who
     took it, and who caught the queen of clubs, come with the result."""
-    out_at = get_variant(view.variant).out_at
+    out_at = goat_total(get_variant(view.variant), options)
 
     def side(number: int) -> str:
         return side_name(seats, view.sides, number, t)
@@ -72,7 +75,21 @@ def deal_result_text(
                 + t.n_("{n} trick", "{n} tricks", result.tricks[number])
                 + (" · " + t.n_("+{n} defeat point", "+{n} defeat points", award) if award else "")
             )
-    if result.eggs:
+    if result.multiplier > 1 and not result.eggs:
+        # TRANSLATORS: {n} is 2, 4, 8...: the eggs before this deal multiplied its points.
+        lines.append("✖️ " + t._("After the eggs this deal counted ×{n}.", n=result.multiplier))
+    if result.eggs and result.next_multiplier > 1:
+        if result.next_multiplier == 2:
+            lines.append("🥚 " + t._("Eggs! 60 to 60 — the next deal counts double."))
+        else:
+            lines.append(
+                "🥚 "
+                + t._(
+                    "Eggs! 60 to 60 — the next deal counts ×{n}.",
+                    n=result.next_multiplier,
+                )
+            )
+    elif result.eggs:
         lines.append("🥚 " + t._("Eggs! 60 to 60."))
     parts = [
         f"{side_name(seats, view.sides, s, t, notes=False)} {p}/{out_at}"
@@ -92,9 +109,14 @@ def deal_result_text(
 
 
 def match_result_text(
-    t: Translator, *, result: MatchResult, view: SeatView, seats: Sequence[SeatInfo]
+    t: Translator,
+    *,
+    result: MatchResult,
+    view: SeatView,
+    seats: Sequence[SeatInfo],
+    options: Options | None = None,
 ) -> str:
-    """``view``: the match's public view (its sides)."""
+    """``view``: the match's public view (its sides); ``options``: its house rules, named."""
 
     def side(number: int) -> str:
         return side_name(seats, view.sides, number, t, over=True)
@@ -138,5 +160,8 @@ def match_result_text(
             for s, p in enumerate(result.defeat_points)
         ]
         lines.append(played + " " + t._("Defeat points: {list}", list=" · ".join(parts)))
+    rules = header_line(t, options) if options is not None else ""
+    if rules:
+        lines.append(rules)
     lines.append(t._("Play again with /newgame · the ladder: /top"))
     return "\n".join(lines)

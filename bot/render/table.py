@@ -6,11 +6,13 @@ from collections.abc import Sequence
 from html import escape
 
 from kozel_rules.action import Verb
+from kozel_rules.options import Options
 from kozel_rules.variant import get_variant
 from kozel_rules.view import PlayView, SeatView, TrickView
 
 from ..i18n import Translator
 from ..screen import Button, Screen
+from .house_rules import factor_line, goat_total, header_line
 from .labels import SeatInfo, card_label, cards_text, seat_label, side_name
 from .rules_text import suit_name, variant_name
 
@@ -19,6 +21,19 @@ def title_line(t: Translator, view: SeatView, where: str) -> str:
     """``🐐 <variant> · <where>``: the first line of the table and of a hand (the variant's
     name already says it is Kozel)."""
     return "🐐 <b>" + escape(variant_name(t, get_variant(view.variant))) + "</b> · " + where
+
+
+def _header(t: Translator, view: SeatView, options: Options | None) -> list[str]:
+    """The house rules in a few words, and a deal that counts more after eggs (if any)."""
+    lines = [header_line(t, options) if options is not None else ""]
+    if view.multiplier > 1 and not view.match_over:
+        lines.append(factor_line(t, view.multiplier))
+    return [line for line in lines if line]
+
+
+def header_lines(t: Translator, view: SeatView, where: str, options: Options | None) -> list[str]:
+    """The title line, and under it the house rules in a few words (if any)."""
+    return [title_line(t, view, where), *_header(t, view, options)]
 
 
 def trump_line(t: Translator, view: SeatView) -> str:
@@ -39,8 +54,11 @@ def trump_stock_line(t: Translator, view: SeatView) -> str:
     return trump_line(t, view) + " · " + stock
 
 
-def standings_line(t: Translator, view: SeatView, seats: Sequence[SeatInfo]) -> str:
-    out_at = get_variant(view.variant).out_at
+def standings_line(
+    t: Translator, view: SeatView, seats: Sequence[SeatInfo], options: Options | None = None
+) -> str:
+    """``🐐 Defeat points: Anna 3/12 · Boris 5/12`` (``/6`` in a match to 6)."""
+    out_at = goat_total(get_variant(view.variant), options)
     parts = []
     for side, points in enumerate(view.defeat_points):
         mark = " ❌" if side in view.out else ""
@@ -155,12 +173,14 @@ def table_screen(
     deal_lines: Sequence[str] = (),
     cancelled: bool = False,
     app_link: str | None = None,
+    options: Options | None = None,
 ) -> Screen:
     """The group's table message. Uses the public view only (view.seat must be None).
     ``app_link``: the Mini App's direct link (groups may not have web_app buttons)."""
     assert view.seat is None, "the group table is rendered from the public view only"
     lines = [
         title_line(t, view, t._("deal {n}", n=view.deal_number)),
+        *_header(t, view, options),
         trump_stock_line(t, view),
         "",
     ]
@@ -180,7 +200,7 @@ def table_screen(
     line = phase_line(t, view, seats)
     if line:
         lines += ["", line] if lines[-1] else [line]
-    lines += ["", standings_line(t, view, seats)]
+    lines += ["", standings_line(t, view, seats, options)]
     lines += deal_lines
     if cancelled:
         lines += ["", "✖️ " + t._("The table was cancelled.")]

@@ -19,7 +19,7 @@ from ..render.lobby import lobby_closed_text
 from ..render.table import table_screen
 from ..screen import Screen
 from ..storage import Actor, LogEntry, LogKind, OutboxKind, Owed, TableRecord, TableStatus
-from . import closing, feed, turns, webapp
+from . import closing, feed, house_rules, turns, webapp
 from .admin import topic_gone
 from .coach import coach_button
 from .core import Core
@@ -97,7 +97,8 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
     table = await core.storage.tables.get(table_id)
     if table is None or table.match_state is None:
         return []
-    view = core.match_of(table).view(None)
+    match = core.match_of(table)
+    view = match.view(None)
     if view.match_over and table.table_message_id is None:
         return []  # the last deal's result took the table's place; the match's result is last
     t = await chat_t(core, table.chat_id)
@@ -108,6 +109,7 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
         deal_lines=[f"\n{table.note}"] if table.note else [],
         cancelled=table.status == TableStatus.CANCELLED,
         app_link=webapp.table_link(core, table_id),
+        options=match.options,
     )
     try:
         sent = await _show(
@@ -140,7 +142,12 @@ async def _lobby(core: Core, table_id: int, item: Owed) -> list[Owed]:
         return []
     t = await chat_t(core, table.chat_id)
     if table.status == TableStatus.LOBBY:
-        screen = feed.render_lobby(core, t, table)
+        options = house_rules.of_table(table)
+        defaults = house_rules.chat_defaults(
+            await core.storage.chats.get(table.chat_id), table.variant
+        )
+        group_default = not options.is_default and options == defaults
+        screen = feed.render_lobby(core, t, table, group_default=group_default)
     elif table.lobby_message_id is None:
         return []  # never shown, or it became the table: nothing to close
     elif table.match_state is not None:
@@ -213,6 +220,7 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
             page_url=webapp.page_url(core, table_id),
             seconds_left=None if record.deadline is None else record.deadline - time.time(),
             coach=coach_button(table_id, match, seat),
+            options=match.options,
         )
     chat = user.private_chat_id if user and user.private_chat_id else record.user_id
     # A new hand message (with a notification) only while it is still their turn.

@@ -10,6 +10,7 @@ between trick ends (moves in a row cost one edit); a trick's end goes at once.
 
 from __future__ import annotations
 
+import json
 import time
 import zlib
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from ..render.lobby import lobby_screen
 from ..render.results import deal_result_text, match_result_text
 from ..screen import Screen
 from ..storage import OutboxKind, Owed, Priority, TableRecord
+from . import house_rules
 from .change import Change
 from .core import Core
 from .people import chat_t, seat_infos
@@ -42,6 +44,8 @@ def join_link(core: Core, table_id: int) -> str:
 def seating_key(table: TableRecord) -> str:
     """A short fingerprint of who sits where: Start must start the seating the creator saw."""
     seating = "|".join(f"{s.user_id}:{s.ai_level}" for s in table.seats) + table.variant
+    if table.options:  # the house rules too (a table without any keeps its old key)
+        seating += json.dumps(table.options, sort_keys=True)
     return format(zlib.crc32(seating.encode()), "x")
 
 
@@ -51,7 +55,10 @@ def lobby_key(table: TableRecord) -> int:
     return int(seating_key(table), 16) % 1_000_000_000
 
 
-def render_lobby(core: Core, t: Translator, table: TableRecord) -> Screen:
+def render_lobby(
+    core: Core, t: Translator, table: TableRecord, *, group_default: bool = False
+) -> Screen:
+    """``group_default``: the table plays the chat's default house rules (not the usual)."""
     creator = next((s.name for s in table.seats if s.user_id == table.creator_id), None)
     return lobby_screen(
         t,
@@ -62,6 +69,8 @@ def render_lobby(core: Core, t: Translator, table: TableRecord) -> Screen:
         creator=creator or "—",
         start_key=seating_key(table),
         join_url=join_link(core, table.id),
+        options=house_rules.of_table(table),
+        group_default=group_default,
     )
 
 
@@ -200,7 +209,9 @@ async def after_change(
             table.table_message_id = None  # the next table is a new message
             owed.append(post(table.chat_id, text, table_id=table.id, notify=False, over=over))
         elif isinstance(event, MatchEnded):
-            text = match_result_text(t, result=event.result, view=view, seats=seats)
+            text = match_result_text(
+                t, result=event.result, view=view, seats=seats, options=match.options
+            )
             owed.append(post(table.chat_id, text, table_id=table.id))
     trick_over = any(isinstance(event, TrickTaken) for event in change.events)
     owed.append(group_table(core, table, urgent=trick_over))
@@ -267,6 +278,7 @@ def deal_text(t: Translator, match: Match, result: DealResult, seats: list[SeatI
         seats=seats,
         totals=_totals_after(match, result.number),
         sides_in=[s for s in range(match.sides) if s not in out_before],
+        options=match.options,
     )
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from kozel_rules.variant import VARIANTS, get_variant
+from kozel_rules.options import Options
+from kozel_rules.variant import VARIANTS, Variant, get_variant
 
 from ..render.chat import help_screen, rules_screen, score_screen
+from . import house_rules
 from .core import Core
 from .people import seat_infos, translator_for
 from .ports import ChatInfo, Person
@@ -23,7 +25,17 @@ async def rules(core: Core, chat: ChatInfo, person: Person, name: str | None) ->
     if variant is None:
         table = await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id)
         variant = get_variant(table.variant) if table else core.settings.default_variant
-    return Reply(screen=rules_screen(t, variant))
+    return Reply(screen=rules_screen(t, variant, await _table_plays(core, chat, variant)))
+
+
+async def _table_plays(core: Core, chat: ChatInfo, variant: Variant) -> Options | None:
+    """The house rules of the group's running table, if it plays ``variant``."""
+    if chat.is_private:
+        return None
+    table = await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id)
+    if table is None or table.variant != variant.name:
+        return None
+    return house_rules.of_table(table)
 
 
 async def rules_press(core: Core, press: Press) -> Reply:
@@ -31,7 +43,8 @@ async def rules_press(core: Core, press: Press) -> Reply:
     if variant is None:
         return Reply()
     t = await translator_for(core, press.chat, press.person)
-    return Reply(screen=rules_screen(t, variant))
+    plays = await _table_plays(core, press.chat, variant)
+    return Reply(screen=rules_screen(t, variant, plays))
 
 
 async def score(core: Core, chat: ChatInfo, person: Person) -> Reply:
@@ -41,6 +54,10 @@ async def score(core: Core, chat: ChatInfo, person: Person) -> Reply:
         return Reply(t._("No match is running in this chat. Start one with /newgame."))
     match = core.match_of(table)
     screen = score_screen(
-        t, view=match.view(None), deals=match.deal_results, seats=seat_infos(table, t)
+        t,
+        view=match.view(None),
+        deals=match.deal_results,
+        seats=seat_infos(table, t),
+        options=house_rules.of_table(table),
     )
     return Reply(screen=screen)

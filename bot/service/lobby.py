@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -29,7 +29,7 @@ from ..storage import (
     TableStatus,
     UserRecord,
 )
-from . import feed, turns
+from . import feed, house_rules, turns
 from .change import Change
 from .commit import save_change
 from .core import Core
@@ -40,18 +40,24 @@ from .retry import retry_stale
 
 
 @retry_stale
-async def new_game(core: Core, chat: ChatInfo, person: Person, name: str | None) -> Reply:
-    """/newgame [variant] in a group: a lobby of the variant named (else the default one)."""
+async def new_game(
+    core: Core, chat: ChatInfo, person: Person, name: str | None, words: Sequence[str] = ()
+) -> Reply:
+    """/newgame [variant] [key=value ...] in a group: a lobby of the variant named (else the
+    default one) with the house rules written (else the chat's defaults for the variant)."""
     user = await remember(core, person)
     if chat.is_private:
         return Reply(user_t(user)._("Add me to a group and send /newgame there to open a table."))
-    await chat_record(core, chat, creator=user)
+    record = await chat_record(core, chat, creator=user)
     t = await chat_t(core, chat.chat_id)
     if person.shared is not None:
         return Reply(shared_refusal(t, person.shared))
     variant = core.settings.default_variant if name is None else VARIANTS.get(name)
     if variant is None:
         return Reply(t._("Unknown variant. Choose one of: {list}", list=", ".join(VARIANTS)))
+    options = await house_rules.opening(core, t, record, variant, words)
+    if isinstance(options, str):
+        return Reply(options)  # a word that is not a house rule, or not now
     async with core.chat_lock(chat.chat_id):
         if await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id) is not None:
             return Reply(
@@ -70,6 +76,7 @@ async def new_game(core: Core, chat: ChatInfo, person: Person, name: str | None)
             creator_id=person.user_id,
             seed=random.SystemRandom().randrange(2**31),
             seats=seats,
+            options=options.to_json(),
         )
         timers = turns.timer_rows(core, table)
         try:
@@ -162,7 +169,7 @@ def in_lobby(
     return wrap
 
 
-async def _changed(core: Core, lobby: Lobby, answer: str) -> Reply:
+async def changed(core: Core, lobby: Lobby, answer: str) -> Reply:
     """Save the lobby as changed by the press, show it, and answer."""
     cb, person = lobby.press.cb, lobby.press.person
     await _save(core, lobby.table, f"{cb.op} {person.user_id} {cb.arg}".strip())
@@ -195,7 +202,7 @@ async def join(core: Core, lobby: Lobby) -> Reply:
     if refusal is not None:
         return refusal
     try:
-        return await _changed(core, lobby, t._("You joined the table."))
+        return await changed(core, lobby, t._("You joined the table."))
     except SeatedElsewhereError:
         return await _seated_elsewhere(core, t, user.user_id, alert=True)
 
@@ -231,7 +238,7 @@ async def leave(core: Core, lobby: Lobby) -> Reply:
         return Reply(lobby.t._("You have no seat at this table."))
     del lobby.table.seats[seat]
     renumber(lobby.table)
-    return await _changed(core, lobby, lobby.t._("You left the table."))
+    return await changed(core, lobby, lobby.t._("You left the table."))
 
 
 @in_lobby(creator_only=True, current=True)
@@ -243,7 +250,7 @@ async def add_computer(core: Core, lobby: Lobby) -> Reply:
     taken = {s.name for s in table.seats}
     name = next(n for n in COMPUTER_NAMES if n not in taken)  # stored in English
     table.seats.append(SeatRecord(seat=len(table.seats), user_id=None, name=name, ai_level=level))
-    return await _changed(core, lobby, lobby.t._("A computer player took a seat."))
+    return await changed(core, lobby, lobby.t._("A computer player took a seat."))
 
 
 @in_lobby(creator_only=True, current=True)
@@ -253,7 +260,7 @@ async def remove_computer(core: Core, lobby: Lobby) -> Reply:
         return Reply(lobby.t._("There is no computer player to remove."))
     lobby.table.seats.remove(computers[-1])
     renumber(lobby.table)
-    return await _changed(core, lobby, lobby.t._("A computer player left the table."))
+    return await changed(core, lobby, lobby.t._("A computer player left the table."))
 
 
 @in_lobby(creator_only=True, current=True)
@@ -263,8 +270,9 @@ async def choose_variant(core: Core, lobby: Lobby) -> Reply:
         return Reply(t._("Unknown variant."), alert=True)
     if variant == get_variant(lobby.table.variant):
         return Reply(t._("That variant is already chosen."))
+    lobby.table.options = await house_rules.for_variant(core, lobby.table, variant)
     lobby.table.variant = variant.name
-    return await _changed(core, lobby, t._("Variant: {variant}", variant=variant_name(t, variant)))
+    return await changed(core, lobby, t._("Variant: {variant}", variant=variant_name(t, variant)))
 
 
 def renumber(table: TableRecord) -> None:
@@ -304,7 +312,8 @@ async def start(core: Core, lobby: Lobby) -> Reply:
         # Computers alone would play to nobody, at the cost of everybody's send budget; and
         # as a person sits at one table at a time, each person keeps at most one match going.
         return Reply(t._("At least one person has to sit at the table."), alert=True)
-    match = Match.new(variant, players=len(table.seats), seed=table.seed)
+    options = house_rules.of_table(table)
+    match = Match.new(variant, players=len(table.seats), seed=table.seed, options=options)
     table.match_state = match.to_json()
     table.status = TableStatus.PLAYING
     # The lobby message becomes the table (an edit); a lobby still on its way is deleted

@@ -39,6 +39,7 @@ def match_record(table: TableRecord, match: Match) -> MatchRecord:
         goat_with_eggs=result.goat_with_eggs,
         result=jsonable(asdict(result)),
         players_list=players,
+        options=dict(table.options),  # the ladder rates it as any match; histories name them
     )
 
 

@@ -121,7 +121,9 @@ async def open_seat(
         chat_title=await chat_title(core, table.chat_id),
         deal_text=feed.deal_text(t, match, deal, seats) if deal else None,
         match_text=(
-            match_result_text(t, result=result, view=match.view(None), seats=seats)
+            match_result_text(
+                t, result=result, view=match.view(None), seats=seats, options=match.options
+            )
             if result
             else None
         ),

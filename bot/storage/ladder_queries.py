@@ -41,7 +41,7 @@ from bot.storage.records import (
     SeasonRecord,
     Standing,
 )
-from bot.storage.rows import marks
+from bot.storage.rows import load_dict, marks
 
 _TOP_ORDER = "rating DESC, matches DESC, player"
 
@@ -72,7 +72,7 @@ PLAYER_EVERYWHERE_SQL = (
 RESULTS_SQL = """
     SELECT r.match_id, r.rank, r.mu_before, r.sigma_before, r.rating_before,
            r.mu_after, r.sigma_after, r.rating_after,
-           m.variant, m.finished_at, p.won, p.goat
+           m.variant, m.finished_at, m.options, p.won, p.goat
     FROM (SELECT * FROM rating_changes
           WHERE chat_id = ? AND player = ? AND variant = ? AND season = ?
           ORDER BY match_id DESC LIMIT ?) AS r
@@ -180,6 +180,7 @@ async def player_results(
             won=bool(row["won"]),
             goat=bool(row["goat"]),
             change=change_from_row(row),
+            options=load_dict(row["options"]),
         )
         for row in rows
     ]

@@ -19,12 +19,13 @@ from bot.storage.records import (
     Standing,
     Tally,
 )
-from bot.storage.rows import dump, opt_int, opt_str
+from bot.storage.rows import dump, load_dict, opt_int, opt_str
 
 # ------------------------------------------------------------------ matches and their players
 
 MATCH_FIELDS = (
-    "table_id, chat_id, variant, players, started_at, finished_at, deals, goat_with_eggs, result"
+    "table_id, chat_id, variant, players, started_at, finished_at, deals, goat_with_eggs, result, "
+    "options"
 )
 """The columns a match record fills (the store adds the id and the season)."""
 MATCH_COLUMNS = f"id, {MATCH_FIELDS}, season"
@@ -45,6 +46,7 @@ def match_from_row(row: Row, players: list[MatchPlayerRecord]) -> MatchRecord:
         goat_with_eggs=bool(row["goat_with_eggs"]),
         result=result,
         players_list=players,
+        options=load_dict(row["options"]),
     )
 
 
@@ -60,6 +62,7 @@ def match_values(record: MatchRecord) -> tuple[Any, ...]:
         record.deals,
         int(record.goat_with_eggs),
         dump(record.result),
+        dump(record.options),
     )
 
 

@@ -287,3 +287,8 @@ CREATE TABLE updates (
 );
 CREATE INDEX updates_taken ON updates (taken_at);
 """
+
+V11 = """
+ALTER TABLE game_tables ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE matches ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
+"""

@@ -144,6 +144,9 @@ class TableRecord:
     """A line the table message shows ("Bob is back") until the next one."""
     thread_id: int | None = None
     """The forum topic the table lives in (its messages go there); None: no topic."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """The house rules, as ``kozel_rules.options.Options.to_json()``: only those not at their
+    default (``{}``: the rules without options)."""
 
     @property
     def is_active(self) -> bool:
@@ -207,6 +210,8 @@ class MatchRecord:
     goat_with_eggs: bool
     result: dict[str, Any]
     players_list: list[MatchPlayerRecord]
+    options: dict[str, Any] = field(default_factory=dict)
+    """The house rules the match was played with (as ``TableRecord.options``)."""
 
     def tallies(self) -> list[Tally]:
         """What the match adds to each seat's ladder line, in ``players_list`` order."""
@@ -354,6 +359,8 @@ class PlayerResult:
     won: bool
     goat: bool
     change: RatingChange
+    options: dict[str, Any] = field(default_factory=dict)
+    """The match's house rules (``{}``: none)."""
 
 
 @dataclass(frozen=True)

@@ -138,7 +138,8 @@ def chat_values(chat: ChatRecord) -> tuple[Any, ...]:
 
 TABLE_COLUMNS = (
     "id, chat_id, status, variant, creator_id, seed, version, match_state, "
-    "table_message_id, lobby_message_id, created_at, updated_at, finished_at, note, thread_id"
+    "table_message_id, lobby_message_id, created_at, updated_at, finished_at, note, thread_id, "
+    "options"
 )
 TABLE_FIELDS = (
     "status",
@@ -150,6 +151,7 @@ TABLE_FIELDS = (
     "lobby_message_id",
     "finished_at",
     "note",
+    "options",
 )
 """The columns a save writes from the record (the id, chat, version and times are the store's)."""
 
@@ -172,6 +174,7 @@ def table_from_row(row: Row, seats: list[SeatRecord]) -> TableRecord:
         finished_at=opt_float(row["finished_at"]),
         note=opt_str(row["note"]),
         thread_id=opt_int(row["thread_id"]),
+        options=load_dict(row["options"]),
     )
 
 
@@ -187,6 +190,7 @@ def table_values(table: TableRecord) -> tuple[Any, ...]:
         table.lobby_message_id,
         table.finished_at,
         table.note,
+        dump(table.options),
     )
 
 

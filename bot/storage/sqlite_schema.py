@@ -312,3 +312,10 @@ CREATE TABLE updates (
 );
 CREATE INDEX updates_taken ON updates (taken_at);
 """
+
+# House rules (options): a table's and a stored match's, as JSON holding only the options not
+# at their default ('{}': the rules without options, as every table and match before this).
+SCHEMA_V11 = """
+ALTER TABLE game_tables ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE matches ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
+"""

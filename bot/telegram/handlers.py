@@ -157,8 +157,12 @@ async def _within_budget(core: Core, chat_id: int, call: Callable[[], Awaitable[
 
 
 async def newgame_command(update: Update, context: Context) -> None:
-    variant = context.args[0].lower() if context.args else None
-    answer = await lobby.new_game(core_of(context), chat_of(update), person_of(update), variant)
+    words = [word.lower() for word in context.args or []]
+    # ``/newgame goat=6``: house rules alone, for the default variant.
+    variant = words.pop(0) if words and "=" not in words[0] else None
+    answer = await lobby.new_game(
+        core_of(context), chat_of(update), person_of(update), variant, words
+    )
     await reply(context, update.effective_message, answer)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from ..callback import Op
-from ..service import admin, coach, ladder, lobby, moves, settings
+from ..service import admin, coach, ladder, lobby, lobby_options, moves, settings
 from ..service.core import Core
 from ..service.info import rules_press
 from ..service.menu import on_menu
@@ -20,6 +20,7 @@ ROUTES: dict[Op, PressCase] = {
     Op.ADD_COMPUTER: lobby.add_computer,
     Op.REMOVE_COMPUTER: lobby.remove_computer,
     Op.VARIANT: lobby.choose_variant,
+    Op.OPTION: lobby_options.choose_option,
     Op.START: lobby.start,
     Op.CANCEL: lobby.cancel,
     Op.TOGGLE: moves.toggle,

@@ -20,6 +20,7 @@ from kozel_rules.variant import get_variant
 from kozel_rules.view import PlayView, SeatView, TrickView
 
 from ..i18n import Translator
+from ..render import house_rules
 from ..render.hand import hand_prompt, is_trump
 from ..render.labels import action_label, side_members
 from ..render.rules_text import variant_name
@@ -146,6 +147,11 @@ def seat_state(page: SeatPage, *, now: float | None = None) -> dict[str, Any]:
     away = table.seats[seat].away if seat is not None else False
     deadline = table.seats[view.to_move].deadline if view.to_move is not None else None
     now = time.time() if now is None else now
+    options = page.match.options
+    rules = house_rules.brief(t, options)
+    info = plain(variant_name(t, variant)) + (f" · {house_rules.MARK} {rules}" if rules else "")
+    if view.multiplier > 1 and not view.match_over:  # a deal after eggs counts more
+        info += f" · ✖️{view.multiplier}"
     return {
         "table": table.id,
         "version": table.version,
@@ -153,11 +159,11 @@ def seat_state(page: SeatPage, *, now: float | None = None) -> dict[str, Any]:
         "status": str(table.status),
         "seat": seat,
         "spectator": page.spectator,
-        "title": plain(variant_name(t, variant)) + " · " + page.chat_title,
+        "title": info + " · " + page.chat_title,
         "chat": page.chat_title,
         "deal": view.deal_number,
         "deal_text": t._("deal {n}", n=view.deal_number),
-        "out_at": variant.out_at,
+        "out_at": house_rules.goat_total(variant, options),
         "trump": view.trump.symbol if view.trump is not None else None,
         "trump_card": str(view.trump_card)
         if view.trump_card and not view.trump_card_drawn
@@ -172,7 +178,7 @@ def seat_state(page: SeatPage, *, now: float | None = None) -> dict[str, Any]:
         "away": away,
         "seats": _seats(page, view),
         "sides": _sides(page, view),
-        "standings_text": plain(standings_line(t, view, page.seats)),
+        "standings_text": plain(standings_line(t, view, page.seats, options)),
         "to_move": view.to_move,
         "my_turn": seat is not None and view.to_move == seat and not away,
         "prompt": plain(hand_prompt(t, view, legal)) if seat is not None else "",

@@ -40,7 +40,15 @@ GONE = ChatInfo(-300, "Old club", is_private=False)
 STRANGERS = [Person(900 + i, f"Stranger {i}", None, "de") for i in range(3)]
 HOSTS = [Person(800 + i, f"Host {i}", None, "ja") for i in range(3)]
 HAND_OPS = (Op.TOGGLE, Op.ACT, Op.CLEAR, Op.BACK)
-LOBBY_OPS = (Op.JOIN, Op.LEAVE, Op.ADD_COMPUTER, Op.REMOVE_COMPUTER, Op.VARIANT, Op.START)
+LOBBY_OPS = (
+    Op.JOIN,
+    Op.LEAVE,
+    Op.ADD_COMPUTER,
+    Op.REMOVE_COMPUTER,
+    Op.VARIANT,
+    Op.OPTION,
+    Op.START,
+)
 ARG_CHARS = string.ascii_letters + string.digits + "_-"
 SNAPSHOT = {
     "tables": "SELECT id, status, version, match_state, note, table_message_id, lobby_message_id"

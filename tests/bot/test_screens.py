@@ -24,6 +24,7 @@ from bot.screen import Screen
 from kozel_rules.card import Card
 from kozel_rules.errors import Rule
 from kozel_rules.match import Match
+from kozel_rules.options import Options
 from kozel_rules.variant import get_variant
 
 SEATS = [
@@ -71,6 +72,20 @@ def screens(t: Translator) -> list[str]:
         help_screen(t, private=False),
         language_screen(t, t.lang),
         settings_screen(t, 60, TIMERS),
+        # House rules: the lobby's line and buttons, /settings' defaults, /rules' table.
+        lobby_screen(
+            t,
+            table_id=7,
+            version=3,
+            variant=get_variant("ziege"),
+            seats=SEATS,
+            creator="Anna",
+            join_url=JOIN_URL,
+            options=Options(goat_at=6, eggs="double", ziege_scoring="tiers"),
+            group_default=True,
+        ),
+        settings_screen(t, 60, TIMERS, defaults=(get_variant("ziege"), Options(goat_at=8))),
+        rules_screen(t, get_variant("street"), Options(goat_at=10, eggs="double")),
     ]
     out += [rules_screen(t, get_variant(v)) for v in ("ziege", "street", "moscow")]
     for variant, players in (("ziege", 4), ("street", 4), ("moscow", 3)):

@@ -31,7 +31,7 @@ from bot.service import admin, moves
 from bot.service.analyses import Analyses
 from bot.service.core import Core
 from bot.service.live import MAX_PER_SEAT
-from bot.storage import SqliteStorage, TableRecord
+from bot.storage import ChatRecord, SqliteStorage, TableRecord
 from bot.web.limits import BURST
 from bot.web.mini_app import HEADER, MiniApp
 from kozel_rules.action import Action
@@ -737,3 +737,17 @@ async def test_how_did_i_play_from_the_deals_result(
     status, data = await ask(1, WATCHER)
     assert data["ok"] is False and data["text"] == "You did not play in that deal."
     assert len([t for t in messenger.texts(user) if t.startswith("🎓")]) == 1
+
+
+async def test_the_info_line_names_the_house_rules_and_the_goat_total_follows_them(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    options = {"street": {"goat_at": 6, "eggs": "double"}}
+    await core.storage.chats.upsert(
+        ChatRecord(GROUP.chat_id, GROUP.title, settings={"options": options})
+    )
+    table = await seat_four(core)  # /newgame street: the group's defaults
+    state = (await get_state(client, table, person_at(table, 0)))["state"]
+    assert state["title"] == "Street Kozel · ⚙️ match to 6 · eggs double the next deal · Kozel club"
+    assert state["out_at"] == 6
+    assert state["standings_text"].count("/6") == 2 and "/12" not in state["standings_text"]

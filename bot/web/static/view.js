@@ -143,6 +143,7 @@ function drawCaption(parts, scene, state, strings) {
 
 function drawScore(parts, state) {
   parts.title.textContent = state.title;
+  parts.title.title = state.title; // cut short on a narrow phone (the house rules): whole here
   const deal = el("div", { class: "deal", text: state.deal_text });
   const sides = state.sides.map((side) => el("div", {
     class: ["side", side.mine ? "mine" : "", side.out ? "out" : ""].join(" "),
