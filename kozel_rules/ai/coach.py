@@ -132,7 +132,6 @@ def review_deal(
     decisions = 0
     found: list[Mistake] = []
     plays: list[Action] = []
-    trick = 1
     for ply, text in enumerate(data["actions"]):
         if m.deal_number > target:
             break
@@ -149,13 +148,19 @@ def review_deal(
             decisions += 1
             got = _judge(m, seat, action, random.Random(f"{seed}/{ply}"), budget)
             if got is not None:
-                found.append(_mistake(ply, trick, action, got))
-        taken = len(m.view(None).trick_takers)
+                found.append(_mistake(ply, trick_of(m), action, got))
         m.apply(action)
-        if m.deal_number == target:
-            trick += len(m.view(None).trick_takers) - taken
     found.sort(key=lambda x: -x.value_loss)
     return DealReview(seat, target, decisions, tuple(found[:MAX_MISTAKES]), tuple(plays))
+
+
+def trick_of(m: Match) -> int:
+    """The trick (1-based, counted within the current deal) the next action is played in.
+
+    Asked of the match as it stands, never carried over from action to action: a count kept
+    across the deal's end went on from the previous deal's tricks (deal 2's first trick came
+    out as "trick -8")."""
+    return len(m.view(None).trick_takers) + 1
 
 
 @dataclass(frozen=True)
@@ -237,4 +242,5 @@ __all__ = [
     "Mistake",
     "Outlook",
     "review_deal",
+    "trick_of",
 ]
