@@ -89,6 +89,8 @@ class DealReview:
     decisions: int  # decisions with a choice that were judged
     mistakes: tuple[Mistake, ...]  # the biggest first (at most two); empty: none clear
     plays: tuple[Action, ...] = ()  # every action of the seat in the deal, in order
+    play_tricks: tuple[int, ...] = ()  # the trick of the deal each of ``plays`` was in
+    team: bool = False  # the seat has partners (its side's card points are theirs too)
 
 
 @dataclass(frozen=True)
@@ -132,12 +134,14 @@ def review_deal(
     decisions = 0
     found: list[Mistake] = []
     plays: list[Action] = []
+    play_tricks: list[int] = []
     for ply, text in enumerate(data["actions"]):
         if m.deal_number > target:
             break
         action = Action.parse(text)
         if m.deal_number == target and action.seat == seat:
             plays.append(action)
+            play_tricks.append(trick_of(m))
         if (
             m.deal_number == target
             and action.seat == seat
@@ -151,7 +155,11 @@ def review_deal(
                 found.append(_mistake(ply, trick_of(m), action, got))
         m.apply(action)
     found.sort(key=lambda x: -x.value_loss)
-    return DealReview(seat, target, decisions, tuple(found[:MAX_MISTAKES]), tuple(plays))
+    mistakes = tuple(found[:MAX_MISTAKES])
+    team = len(final.seats_of(final.side_of(seat))) > 1
+    return DealReview(
+        seat, target, decisions, mistakes, tuple(plays), tuple(play_tricks), team=team
+    )
 
 
 def trick_of(m: Match) -> int:
