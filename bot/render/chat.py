@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from kozel_rules.ai import STAND_IN_LEVEL
+from kozel_rules.ai import OFFERED_LEVELS, STAND_IN_LEVEL
 from kozel_rules.options import Options
 from kozel_rules.result import DealResult
 from kozel_rules.variant import VARIANTS, Variant, get_variant
@@ -47,8 +47,34 @@ def help_screen(t: Translator, *, private: bool) -> Screen:
         "resetladder": t._("start a new season of the ladder (admins)"),
     }
     lines += [f"/{command} — {text}" for command, text in commands.items()]
-    lines += ["", *how_to_play(t)]
+    lines += ["", *computer_levels(t), "", *how_to_play(t)]
     return Screen.of("\n".join(lines))
+
+
+def computer_levels(t: Translator) -> list[str]:
+    """What each level offered in the lobby is like, one line each."""
+    # TRANSLATORS: /help: what each computer player's level (as on the lobby's buttons) is
+    # like, one line each.
+    about = {
+        "random": t._("plays any card it may, at random: for learning the rules."),
+        "basic": t._("plays by rules of thumb: keeps trumps and high cards, beats cheaply."),
+        "strong": t._(
+            "tries each move in many deals the hidden cards could make, played out to the end."
+        ),
+    }
+    lines = ["<b>" + t._("Computer players") + "</b>"]
+    lines += [f"🤖 <b>{level_name(t, level)}</b> — {about[level]}" for level in OFFERED_LEVELS]
+    # TRANSLATORS: /help, after the levels: {expert} and {strong} are level names.
+    lines.append(
+        t._(
+            "A computer that stands in for a player who is away, and the coach, play at the "
+            "level “{expert}”: as strong as “{strong}” in our tests, it also reads what the "
+            "play gave away.",
+            expert=level_name(t, STAND_IN_LEVEL),
+            strong=level_name(t, "strong"),
+        )
+    )
+    return lines
 
 
 def how_to_play(t: Translator) -> list[str]:

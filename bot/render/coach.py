@@ -19,37 +19,96 @@ def play_text(t: Translator, action: Action) -> str:
     return action_label(t, action)
 
 
-def _mistake_lines(t: Translator, index: int, m: Mistake) -> list[str]:
+def _you_played(t: Translator, action: Action) -> str:
+    """What the player did, as a clause ("you beat with K♣")."""
+    cards = f"<b>{cards_text(t, action.cards)}</b>"
+    # TRANSLATORS: the coach: what the player did in a trick, the first half of
+    # "Trick 5: you beat with K♣; the expert would have beaten with A♣."
+    clauses = {
+        Verb.LEAD: t._("you led {cards}", cards=cards),
+        Verb.BEAT: t._("you beat with {cards}", cards=cards),
+        Verb.DISCARD: t._("you discarded {cards} face down", cards=cards),
+        Verb.MOLODKA: t._("you declared a molodka: {cards}", cards=cards),
+        Verb.MOSCOW: t._("you declared a Moscow: {cards}", cards=cards),
+        Verb.PLAY: t._("you played {cards}", cards=cards),
+        Verb.GIVE: t._("you gave {cards} to your partner", cards=cards),
+        Verb.RETURN: t._("you gave {cards} back to your partner", cards=cards),
+    }
+    return clauses[action.verb]
+
+
+def _expert_would(t: Translator, action: Action) -> str:
+    """What the expert would have done instead, as a clause."""
+    cards = f"<b>{cards_text(t, action.cards)}</b>"
+    # TRANSLATORS: the coach: what the expert would have done instead, the second half of
+    # "Trick 5: you beat with K♣; the expert would have beaten with A♣."
+    clauses = {
+        Verb.LEAD: t._("the expert would have led {cards}", cards=cards),
+        Verb.BEAT: t._("the expert would have beaten with {cards}", cards=cards),
+        Verb.DISCARD: t._("the expert would have discarded {cards} face down", cards=cards),
+        Verb.MOLODKA: t._("the expert would have declared a molodka: {cards}", cards=cards),
+        Verb.MOSCOW: t._("the expert would have declared a Moscow: {cards}", cards=cards),
+        Verb.PLAY: t._("the expert would have played {cards}", cards=cards),
+        Verb.GIVE: t._("the expert would have given {cards} to your partner", cards=cards),
+        Verb.RETURN: t._("the expert would have given {cards} back to your partner", cards=cards),
+    }
+    return clauses[action.verb]
+
+
+def _mistake_lines(t: Translator, m: Mistake, *, team: bool) -> list[str]:
+    # TRANSLATORS: {played} and {better} are the two clauses above.
     lines = [
-        f"{index}. "
+        # A bullet, not a number: the plays below are numbered by trick.
+        "• "
         + t._(
-            "Trick {trick}: you played {played}; the expert would have played {better}.",
+            "Trick {trick}: {played}; {better}.",
             trick=m.trick,
-            played=f"<b>{play_text(t, m.played)}</b>",
-            better=f"<b>{play_text(t, m.better)}</b>",
+            played=_you_played(t, m.played),
+            better=_expert_would(t, m.better),
         )
     ]
     points = round(m.points_lost)
-    if points >= 1:
+    if points >= 1 and team:
         lines.append(
             t.n_(
-                "With it your side would have taken about {n} card point more.",
-                "With it your side would have taken about {n} card points more.",
+                "The expert's play would have brought your side about {n} card point more.",
+                "The expert's play would have brought your side about {n} card points more.",
                 points,
             )
         )
-    before, after = (
-        round(m.better_outlook.win_chance * 100),
-        round(m.played_outlook.win_chance * 100),
-    )
-    if before > after:
+    elif points >= 1:
         lines.append(
-            t._(
-                "Your chance to win the deal: {before} instead of {after}.",
-                before=f"{before}%",
-                after=f"{after}%",
+            t.n_(
+                "The expert's play would have brought you about {n} card point more.",
+                "The expert's play would have brought you about {n} card points more.",
+                points,
             )
         )
+    mine, better = (
+        round(m.played_outlook.win_chance * 100),
+        round(m.better_outlook.win_chance * 100),
+    )
+    if better > mine:
+        lines.append(
+            t._(
+                "Your chance to win the deal: {mine} after your play, {better} after the expert's.",
+                mine=f"{mine}%",
+                better=f"{better}%",
+            )
+        )
+    return lines
+
+
+def _plays_lines(t: Translator, review: DealReview) -> list[str]:
+    """The player's plays, one line a trick, so a mistake's trick is easy to find."""
+    if len(review.play_tricks) != len(review.plays):  # a review without trick numbers
+        plays = " · ".join(play_text(t, a) for a in review.plays)
+        return [t._("Your plays: {plays}", plays=plays)]
+    by_trick: dict[int, list[str]] = {}
+    for trick, action in zip(review.play_tricks, review.plays, strict=True):
+        by_trick.setdefault(trick, []).append(play_text(t, action))
+    lines = [t._("Your plays, trick by trick:")]
+    lines += [f"{trick}. " + " · ".join(plays) for trick, plays in by_trick.items()]
     return lines
 
 
@@ -77,9 +136,9 @@ def review_text(t: Translator, review: DealReview, *, chat_title: str) -> str:
                 "was too small to matter."
             ),
         ]
-    for i, m in enumerate(review.mistakes, 1):
-        lines += _mistake_lines(t, i, m)
+    # The biggest are chosen; they are told in the order they were played.
+    for m in sorted(review.mistakes, key=lambda x: x.ply):
+        lines += _mistake_lines(t, m, team=review.team)
     if review.plays:
-        plays = " · ".join(play_text(t, a) for a in review.plays)
-        lines += ["", t._("Your plays: {plays}", plays=plays)]
+        lines += ["", *_plays_lines(t, review)]
     return "\n".join(lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from kozel_rules.ai import LEVELS
+from kozel_rules.ai import OFFERED_LEVELS
 from kozel_rules.match import Match
 from kozel_rules.options import Options
 from kozel_rules.variant import VARIANTS, Variant
@@ -96,7 +96,9 @@ def lobby_screen(
     ]
     if players < max(variant.player_counts):
         # Adds a computer player of that strength ("➕🤖 weak").
-        buttons = [Button("➕🤖 " + level_name(t, lvl), cb(Op.ADD_COMPUTER, lvl)) for lvl in LEVELS]
+        # Only the levels the arena tells apart (kozel_rules/README.md, "Levels that differ").
+        levels = OFFERED_LEVELS
+        buttons = [Button("➕🤖 " + level_name(t, lvl), cb(Op.ADD_COMPUTER, lvl)) for lvl in levels]
         rows += rows_of(buttons, 2)  # two short rows fit a phone
     if any(s.ai_level for s in seats):
         rows.append([Button("➖🤖 " + t._("Remove a computer player"), cb(Op.REMOVE_COMPUTER))])

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from kozel_rules.ai import LEVELS
+from kozel_rules.ai import OFFERED_LEVELS
 from kozel_rules.match import Match
 from kozel_rules.variant import VARIANTS, get_variant
 
@@ -243,8 +243,11 @@ async def leave(core: Core, lobby: Lobby) -> Reply:
 
 @in_lobby(creator_only=True, current=True)
 async def add_computer(core: Core, lobby: Lobby) -> Reply:
-    table, arg = lobby.table, lobby.press.cb.arg
-    level = arg if arg in LEVELS else core.settings.default_ai_level
+    table, arg, t = lobby.table, lobby.press.cb.arg, lobby.t
+    if arg and arg not in OFFERED_LEVELS:  # a button of an older lobby message, or forged
+        await feed.owe(core, [feed.lobby(table)])  # the message shows today's buttons
+        return Reply(t._("That level is no longer offered: choose one of the buttons now shown."))
+    level = arg or core.settings.default_ai_level
     if len(table.seats) >= max(get_variant(table.variant).player_counts):
         return Reply(lobby.t._("The table is full."), alert=True)
     taken = {s.name for s in table.seats}

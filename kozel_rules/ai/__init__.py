@@ -34,6 +34,12 @@ from .trace import DealTrace, deal_trace
 
 LEVELS: tuple[str, ...] = ("random", "basic", "strong", "expert")
 """Every level, from the weakest up."""
+OFFERED_LEVELS: tuple[str, ...] = ("random", "basic", "strong")
+"""The levels a table offers, weakest first: in the arena each beats the one before it
+measurably (the 95% interval's lower end above 50%; kozel_rules/README.md, "Levels that
+differ"). ``expert`` is not measurably stronger than ``strong``, so one top level is offered,
+the cheaper one; ``expert`` stays the stand-in and the coach's judge, and a level (tables
+that hold one still play)."""
 STAND_IN_LEVEL = "expert"
 """The level that plays for a person who ran out of time or is away: the one that reads the
 deal's history (in the arena about even with ``strong``: kozel_rules/README.md)."""
@@ -119,6 +125,7 @@ __all__ = [
     "DEFAULT_BUDGET",
     "EXPERT_BUDGET",
     "LEVELS",
+    "OFFERED_LEVELS",
     "STAND_IN_LEVEL",
     "Budget",
     "DealTrace",

@@ -89,6 +89,8 @@ class DealReview:
     decisions: int  # decisions with a choice that were judged
     mistakes: tuple[Mistake, ...]  # the biggest first (at most two); empty: none clear
     plays: tuple[Action, ...] = ()  # every action of the seat in the deal, in order
+    play_tricks: tuple[int, ...] = ()  # the trick of the deal each of ``plays`` was in
+    team: bool = False  # the seat has partners (its side's card points are theirs too)
 
 
 @dataclass(frozen=True)
@@ -132,13 +134,14 @@ def review_deal(
     decisions = 0
     found: list[Mistake] = []
     plays: list[Action] = []
-    trick = 1
+    play_tricks: list[int] = []
     for ply, text in enumerate(data["actions"]):
         if m.deal_number > target:
             break
         action = Action.parse(text)
         if m.deal_number == target and action.seat == seat:
             plays.append(action)
+            play_tricks.append(trick_of(m))
         if (
             m.deal_number == target
             and action.seat == seat
@@ -149,13 +152,23 @@ def review_deal(
             decisions += 1
             got = _judge(m, seat, action, random.Random(f"{seed}/{ply}"), budget)
             if got is not None:
-                found.append(_mistake(ply, trick, action, got))
-        taken = len(m.view(None).trick_takers)
+                found.append(_mistake(ply, trick_of(m), action, got))
         m.apply(action)
-        if m.deal_number == target:
-            trick += len(m.view(None).trick_takers) - taken
     found.sort(key=lambda x: -x.value_loss)
-    return DealReview(seat, target, decisions, tuple(found[:MAX_MISTAKES]), tuple(plays))
+    mistakes = tuple(found[:MAX_MISTAKES])
+    team = len(final.seats_of(final.side_of(seat))) > 1
+    return DealReview(
+        seat, target, decisions, mistakes, tuple(plays), tuple(play_tricks), team=team
+    )
+
+
+def trick_of(m: Match) -> int:
+    """The trick (1-based, counted within the current deal) the next action is played in.
+
+    Asked of the match as it stands, never carried over from action to action: a count kept
+    across the deal's end went on from the previous deal's tricks (deal 2's first trick came
+    out as "trick -8")."""
+    return len(m.view(None).trick_takers) + 1
 
 
 @dataclass(frozen=True)
@@ -237,4 +250,5 @@ __all__ = [
     "Mistake",
     "Outlook",
     "review_deal",
+    "trick_of",
 ]

@@ -3,6 +3,8 @@ chat from the stored record; stale, forged, foreign and repeated presses change 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from service_fakes import (
     PEOPLE,
@@ -81,17 +83,17 @@ async def test_the_coach_answers_in_private_and_names_the_players_own_plays(
         assert not any("How you played" in t for t in private_texts(messenger, other))
 
 
-def _deal_end(match: object) -> int:
-    """The number of actions up to the end of deal 1."""
+def _deal_end(match: object, deal: int = 1) -> int:
+    """The number of actions up to the end of deal ``deal``."""
     from kozel_rules.match import Match
 
     assert isinstance(match, Match)
     replay = Match.from_json({**match.to_json(), "actions": []})
     for i, text in enumerate(match.history):
         replay.apply(text)
-        if replay.deal_results:
+        if len(replay.deal_results) >= deal:
             return i + 1
-    raise AssertionError("deal 1 never ended")
+    raise AssertionError(f"deal {deal} never ended")
 
 
 async def test_repeated_stale_forged_and_foreign_presses_are_refused(
@@ -134,3 +136,38 @@ async def test_repeated_stale_forged_and_foreign_presses_are_refused(
     assert sorted((e.data or {}).get("user") for e in logged) == [ann.user_id, bob.user_id]
     answers = [t for t in private_texts(messenger, bob) if t.startswith("🎓")]
     assert len(answers) == 1 and answers[0].startswith(GERMAN_HEAD), answers
+
+
+async def test_a_review_of_deal_2_numbers_its_tricks_within_deal_2(
+    core: Core, messenger: FakeMessenger
+) -> None:
+    """Issue 36: a deal 2 review said "Trick -8". Every trick number Ann reads, in the
+    mistakes and in her plays, lies within deal 2, and her plays are her own of deal 2."""
+    table = await first_deal_played(core)
+    for _ in range(400):
+        if len(core.match_of(table).deal_results) >= 2:
+            break
+        assert await fire_next(core)
+        table = await reload(core, table)
+    match = core.match_of(table)
+    assert len(match.deal_results) >= 2
+    await settle(core)
+    ann = PEOPLE[0]
+    await core.storage.users.set_language(ann.user_id, "ru")
+    before = private_texts(messenger, ann)
+    answer = await coach.press(core, press(table, Op.COACH, ann, version=2))
+    assert not answer.alert and "2" in answer.text
+    await core.analyses.idle()
+    await settle(core)
+    (text,) = [t for t in private_texts(messenger, ann) if t not in before]
+    assert text.startswith("🎓 <b>Как вы сыграли в раздаче 2</b>"), text
+    tricks = len(match.deal_results[1].trick_seats)
+    named = [int(m) for m in re.findall(r"Взятка (-?\d+):", text)]
+    lines = [line for line in text.splitlines() if line[:1].isdigit()]
+    listed = [int(line.split(".")[0]) for line in lines]
+    assert listed and all(1 <= n <= tricks for n in named + listed), text
+    assert set(named) <= set(listed)
+    seat = next(s.seat for s in table.seats if s.user_id == ann.user_id)
+    start, end = _deal_end(match), _deal_end(match, deal=2)
+    mine = [Action.parse(a) for a in match.history[start:end] if Action.parse(a).seat == seat]
+    assert sum(len(line.split(" · ")) for line in lines) == len(mine)  # a trick may hold two
