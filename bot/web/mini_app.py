@@ -22,14 +22,15 @@ from urllib.parse import parse_qs
 from aiohttp import web
 
 from ..i18n import get_translator, negotiate
-from ..service import coach, webapp
+from ..service import coach, replay, webapp
 from ..service.core import Core
 from ..service.live import TooManyWatchers
 from ..service.ports import Person
 from .auth import MAX_AGE, InitDataError, WebUser, check_init_data
 from .limits import RateLimit
+from .replay_json import replay_state
 from .seat_json import seat_state
-from .strings import page_strings, too_many_text, unauthorized_text
+from .strings import page_strings, replay_strings, too_many_text, unauthorized_text
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,7 @@ STATIC = {  # the page's ES modules and its style sheet
     "model.js": JS,
     "view.js": JS,
     "dom.js": JS,
+    "replay.js": JS,
     "app.css": "text/css",
 }
 # The page's own files, and Telegram's script, which the page loads first. Inline style is
@@ -74,6 +76,7 @@ class MiniApp:
             web.post("/api/tap", self.tap),
             web.post("/api/back", self.back),
             web.post("/api/coach", self.coach),
+            web.get("/api/replay", self.replay),
             web.get("/api/events", self.events),
             web.post("/api/alive", self.alive),
         ]
@@ -149,6 +152,20 @@ class MiniApp:
         reply = await coach.ask(self.core, table_id, _person(user), deal)
         return await self._answer(table_id, user, reply.text, not reply.alert)
 
+    async def replay(self, request: web.Request) -> web.Response:
+        """A finished deal, trick by trick, for a player of the table or (once the match is
+        over) a member of its group; nothing of a deal still being played."""
+        user, table_id = self._caller(request, alive=False)  # not the live table's page
+        deal = request.query.get("deal", "")
+        if not deal.isdigit() or len(deal) > 4:
+            raise web.HTTPBadRequest(text="bad deal")
+        try:
+            member = self.members.of(user.user_id)
+            page = await replay.open_replay(self.core, table_id, _person(user), int(deal), member)
+        except replay.NoReplay as err:
+            raise _refused(403, str(err)) from None
+        return _json({"replay": replay_state(page), "strings": replay_strings(page.t)})
+
     async def _answer(
         self, table_id: int, user: WebUser, text: str, ok: bool, **more: object
     ) -> web.Response:
@@ -199,7 +216,7 @@ class MiniApp:
 
     # ---------------------------------------------------------------- checks
 
-    def _caller(self, request: web.Request) -> tuple[WebUser, int]:
+    def _caller(self, request: web.Request, *, alive: bool = True) -> tuple[WebUser, int]:
         raw = request.headers.get(HEADER)
         try:
             user = check_init_data(raw, self._token)
@@ -213,7 +230,8 @@ class MiniApp:
         table = request.query.get("table") or user.start_param or ""
         if not table.isdigit() or len(table) > 12:
             raise web.HTTPBadRequest(text="no table")
-        self.core.live.alive(int(table), user.user_id)  # the page is there
+        if alive:
+            self.core.live.alive(int(table), user.user_id)  # the page is there
         return user, int(table)
 
     async def _page(self, table_id: int, user: WebUser) -> webapp.SeatPage:

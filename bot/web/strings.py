@@ -32,6 +32,21 @@ def page_strings(t: Translator) -> dict[str, str]:
     }
 
 
+def replay_strings(t: Translator) -> dict[str, str]:
+    """The replay's own words (``{n}`` and ``{total}`` are filled in by the page)."""
+    return {
+        "you": t._("You"),
+        "face_down": t._("a card face down"),
+        # TRANSLATORS: the Mini App's replay: a button to the match's deal number {n}.
+        "deal_n": t._("Deal {n}", n="{n}"),
+        "trick_of": t._("Trick {n} of {total}", n="{n}", total="{total}"),
+        # TRANSLATORS: the replay: a button that steps back one trick.
+        "back_step": t._("Back"),
+        # TRANSLATORS: the replay: a button that steps on to the next trick.
+        "forward_step": t._("Forward"),
+    }
+
+
 def unauthorized_text(t: Translator) -> str:
     return t._(
         "This page only works when Telegram opens it. Open the table again from your chat "

@@ -560,8 +560,96 @@ async def deal_result(match: Match, anna: Browser) -> None:
     await both_themes(anna, "deal-result")
     from selenium.webdriver.common.by import By
 
-    await asyncio.to_thread(anna.driver.find_element(By.ID, "next-deal").click)
+    await replay_of_the_deal(match, anna)
+    snap = await until(anna, lambda s: s["status"] == "playing", "the table again")
+    if snap["overlay"] is not None:  # the next deal has taken no trick yet
+        await asyncio.to_thread(anna.driver.find_element(By.ID, "next-deal").click)
     await until(anna, lambda s: s["overlay"] is None and s["scene"] != "deal", "the next deal")
+
+
+REPLAY_JS = (BROWSER / "replay.js").read_text()
+
+
+async def replay_of_the_deal(match: Match, anna: Browser) -> None:
+    """Anna asks the coach about deal 1, then opens its replay from the result: she steps
+    forward through every trick and back, sees the coach's marks on her own plays (as many
+    as its answer in her chat lists), face-down cards turned, and nothing of deal 2."""
+    from selenium.webdriver.common.by import By
+
+    fake = match.fake
+    await asyncio.to_thread(anna.driver.find_element(By.ID, "coach").click)
+    answer = await fake.wait_for(
+        lambda: [
+            m.text
+            for m in fake.messages(match.anna)
+            if "How you played in deal 1" in (m.text or "")
+        ],
+        what="the coach's answer",
+        timeout=90,
+    )
+    mistakes = len(re.findall(r"^\d\. ", answer[0] or "", re.M))
+    await asyncio.to_thread(anna.driver.find_element(By.ID, "replay").click)
+    look_replay = lambda: asyncio.to_thread(anna.run, REPLAY_JS)  # noqa: E731
+    shown = await look_replay()
+    deadline = time.monotonic() + 10
+    while shown["status"] != "replay" and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+        shown = await look_replay()
+    assert shown["status"] == "replay" and shown["step"] == 1, shown
+    steps = shown["steps"]
+    assert steps >= 4 and shown["heading"] == "▶️ Replay of deal 1", shown
+    assert shown["laterDeal"] is False  # deal 2 is being played: no replay of it
+    seen_marks, turned, points, shot = 0, 0, [], False
+    for step in range(1, steps + 1):
+        if step > 1:
+            await asyncio.to_thread(anna.driver.find_element(By.ID, "step-forward").click)
+        shown = await look_replay()
+        assert shown["step"] == step and shown["plays"] >= 2 and shown["taker"], shown
+        assert len(shown["hands"]) == 4 and shown["stock"].startswith("Trump"), shown
+        points.append(shown["points"])
+        seen_marks += len(shown["marks"])
+        assert all(who == "🎓 You" for who in shown["markedPlays"]), shown
+        if shown["marks"] and not shot:  # the screenshots: a trick with a coach mark
+            await replay_shots(anna)
+            shot = True
+        if shown["faceDown"]:
+            await asyncio.sleep(0.9)  # shown as backs first, then turned
+            turned += (await look_replay())["turned"]
+        assert shown["laterDeal"] is False
+    assert shown["result"].startswith("🏁 Deal 1 is over"), shown
+    assert seen_marks == mistakes, (seen_marks, answer)
+    for step in range(steps - 1, 0, -1):
+        await asyncio.to_thread(anna.driver.find_element(By.ID, "step-back").click)
+        shown = await look_replay()
+        assert shown["step"] == step and shown["points"] == points[step - 1], shown
+    assert shown["backEnabled"] is False
+    if not shot:
+        await replay_shots(anna)
+    await no_console_errors(anna, "the replay")
+    init = telegram_init_data(fake.token, match.anna.id, first_name="Anna")
+    for deal, status in ((1, 200), (2, 403)):  # nothing of the deal in play
+        url = f"{match.base}/api/replay?table={match.table_id}&deal={deal}"
+        assert await asyncio.to_thread(status_of, url, init) == status
+    print(f"replay: {steps} tricks, {seen_marks} coach marks, {turned} face-down cards turned")
+    await asyncio.to_thread(anna.driver.get, match.page_url)
+
+
+def status_of(url: str, init: str) -> int:
+    request = urllib.request.Request(url, headers={"X-Telegram-Init-Data": init})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+async def replay_shots(anna: Browser) -> None:
+    await settled(anna)
+    await asyncio.to_thread(anna.screenshot, OUTPUT / "dark-replay.png")
+    await asyncio.to_thread(anna.telegram_event, "theme_changed", {"theme_params": LIGHT})
+    await asyncio.sleep(0.3)
+    await asyncio.to_thread(anna.screenshot, OUTPUT / "light-replay.png")
+    await asyncio.to_thread(anna.telegram_event, "theme_changed", {"theme_params": DARK})
 
 
 async def reload_without_fragment(match: Match, anna: Browser) -> None:

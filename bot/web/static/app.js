@@ -4,6 +4,7 @@
 
 import { connect } from "./api.js";
 import * as model from "./model.js";
+import { startReplay } from "./replay.js";
 import { createView } from "./view.js";
 
 const webApp = (window.Telegram && window.Telegram.WebApp) || null;
@@ -16,7 +17,8 @@ let queue = Promise.resolve(); // the player's calls, one after another (a tap n
 let stream = null; // the open event stream's AbortController
 let timer = null; // {left, at}: the mover's seconds left when the state came, and when
 
-const api = connect(model.launch(location.hash, location.search, webApp));
+const launched = model.launch(location.hash, location.search, webApp);
+const api = connect(launched);
 const view = createView(root, {
   tap: (card) => tap(card),
   move: (action) => {
@@ -29,6 +31,8 @@ const view = createView(root, {
   toggleLast: () => update({ ...page, showLast: !page.showLast }),
   dismiss: (number) => update({ ...page, dismissed: number }),
   swept: (key) => update({ ...page, swept: key }),
+  // Telegram's script keeps the initData over this load (the fragment is not needed).
+  replay: (deal) => location.assign(`app?table=${encodeURIComponent(page.state.table)}&replay=${deal}`),
 });
 
 // ------------------------------------------------------------------ Telegram
@@ -205,7 +209,7 @@ function stopStream() {
 // Open and visible: the stream is open. Hidden: it is closed, and the bot notifies again.
 document.addEventListener("visibilitychange", () => {
   if (document.hidden) stopStream();
-  else load();
+  else if (!launched.replay) load(); // a replay has nothing live
 });
 
 // The page's sign of life while it is shown: the bot tells the player's turn here instead of
@@ -218,4 +222,5 @@ setInterval(() => view.tick(secondsLeft()), 250);
 addEventListener("resize", relayout);
 
 setUpTelegram();
-load();
+if (launched.replay) startReplay(root, api, Number(launched.replay), { applyTheme, toast });
+else load();

@@ -297,6 +297,9 @@ function drawOverlay(box, state, strings, dealShown, on) {
     if (end.coach) {
       buttons.push(el("button", { type: "button", class: "secondary", id: "coach", onclick: () => on.coach(end.number), text: model.say(strings, "coach") }));
     }
+    if (end.replay) {
+      buttons.push(el("button", { type: "button", class: "secondary", id: "replay", onclick: () => on.replay(end.number), text: end.replay }));
+    }
     if (!state.match_over) {
       buttons.push(el("button", { type: "button", id: "next-deal", onclick: () => on.dismiss(end.number), text: model.say(strings, "next_deal") }));
     }
