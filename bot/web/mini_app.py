@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Coroutine
 from contextlib import suppress
 from importlib import resources
 from typing import Any
@@ -63,6 +64,7 @@ class MiniApp:
         self.core = core
         self._token = token
         self._limit = RateLimit()
+        self._tasks: set[asyncio.Task[None]] = set()  # hands owed after a page is gone
         self.members = webapp.Members(members or _nobody)
         folder = resources.files("bot.web") / "static"
         self._files = {name: (folder / name).read_bytes() for name in [*STATIC, "app.html"]}
@@ -191,8 +193,9 @@ class MiniApp:
                 "X-Accel-Buffering": "no",  # proxies must not hold the events back
             }
         )
+        seat = page.seat
         try:
-            with self.core.live.watch(table_id, page.seat, user.user_id) as watcher:
+            with self.core.live.watch(table_id, seat, user.user_id) as watcher:
                 await response.prepare(request)
                 sent = None
                 while not watcher.closed and time.time() < expires:
@@ -208,11 +211,19 @@ class MiniApp:
                         break  # the final state is out; nothing will change any more
                     with suppress(TimeoutError):
                         await asyncio.wait_for(watcher.changed.wait(), RECHECK)
+                    await webapp.page_gone(self.core, table_id, page.seat)  # if it froze
         except TooManyWatchers:
             raise _refused(429, too_many_text(page.t)) from None
         except (ConnectionError, web.HTTPForbidden):
             pass  # the page went away, or the player lost the seat
+        finally:  # also when the request is cancelled (the page went away): a task of its own
+            self._later(webapp.page_gone(self.core, table_id, seat))
         return response
+
+    def _later(self, job: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(job)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # ---------------------------------------------------------------- checks
 

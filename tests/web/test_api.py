@@ -900,3 +900,56 @@ async def test_the_deals_result_leads_to_its_replay_in_the_chat_and_in_the_page(
     assert player["replay"] == "▶️ Replay"
     watcher = (await get_state(client, table, WATCHER))["state"]["deal_end"]
     assert watcher["replay"] is None  # the match goes on: no replay for the group yet
+
+
+async def test_a_hand_shown_in_the_page_is_not_edited_until_the_page_is_gone(
+    core: Core, client: TestClient[web.Request, web.Application], messenger: FakeMessenger
+) -> None:
+    """Ann plays with the page open: her hand message is not edited at any card (hers or
+    the others'), while Bob's is; when she closes the page it is edited once, to the hand
+    she holds then."""
+    table = await seat_four(core)
+    ann = person_at(table, 0)
+    hands = {seat: table.seats[seat].hand_message_id for seat in (0, 1)}
+    assert all(hands.values())
+    stream = await client.get("/api/events", params={"table": table.id}, headers=auth(ann))
+    await read_state(stream)
+    before = {seat: messenger.messages[m].edits for seat, m in hands.items() if m}
+    played: list[str] = []
+    for _ in range(12):  # three tricks: Ann's own moves and everyone else's
+        table = await reload(core, table)
+        match = core.match_of(table)
+        seat = match.to_move
+        assert seat is not None
+        action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+        if seat == 0:  # from the page
+            body = {
+                "ply": match.ply,
+                "verb": str(action.verb),
+                "cards": [str(c) for c in action.cards],
+            }
+            answer = await client.post(
+                "/api/move", params={"table": table.id}, headers=auth(ann), json=body
+            )
+            assert (await answer.json())["ok"] is True
+            played += [str(c) for c in action.cards]
+        else:
+            await play_moves(core, table, 1, face_down=False)
+        await settle(core)
+    assert len(played) >= 2
+    ann_hand = messenger.messages[hands[0] or 0]
+    assert ann_hand.edits == before[0]  # not one edit while the page showed her hand
+    assert messenger.messages[hands[1] or 0].edits > before[1]  # Bob has no page open
+    assert table.seats[0].hand_message_id == hands[0]  # and no new message either
+    stream.close()
+    deadline = time.monotonic() + 10
+    while ann_hand.edits == before[0] and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+        await settle(core)
+    assert ann_hand.edits == before[0] + 1  # brought up to date once
+    held = core.match_of(await reload(core, table)).view(0).hand
+    shown = {b.text.strip("()★") for row in ann_hand.screen.buttons for b in row}
+    assert {str(c) for c in held} <= shown and not set(played) & shown  # the hand she holds
+    await asyncio.sleep(0.3)
+    await settle(core)
+    assert ann_hand.edits == before[0] + 1
