@@ -23,7 +23,7 @@ from urllib.parse import parse_qs
 from aiohttp import web
 
 from ..i18n import get_translator, negotiate
-from ..service import coach, replay, webapp
+from ..service import coach, replay, share, webapp
 from ..service.core import Core
 from ..service.live import TooManyWatchers
 from ..service.ports import Person
@@ -59,9 +59,17 @@ CSP = (
 
 
 class MiniApp:
-    def __init__(self, core: Core, token: str, members: webapp.GroupMember | None = None) -> None:
-        """``members``: asks Telegram whether a user is in a group (None: nobody may watch)."""
+    def __init__(
+        self,
+        core: Core,
+        token: str,
+        members: webapp.GroupMember | None = None,
+        prepare: share.Preparer | None = None,
+    ) -> None:
+        """``members``: asks Telegram whether a user is in a group (None: nobody may watch);
+        ``prepare``: stores a result card to share (None: sharing is off)."""
         self.core = core
+        self._prepare = prepare
         self._token = token
         self._limit = RateLimit()
         self._tasks: set[asyncio.Task[None]] = set()  # hands owed after a page is gone
@@ -79,6 +87,7 @@ class MiniApp:
             web.post("/api/back", self.back),
             web.post("/api/coach", self.coach),
             web.get("/api/replay", self.replay),
+            web.post("/api/share", self.share),
             web.get("/api/events", self.events),
             web.post("/api/alive", self.alive),
         ]
@@ -167,6 +176,16 @@ class MiniApp:
         except replay.NoReplay as err:
             raise _refused(403, str(err)) from None
         return _json({"replay": replay_state(page), "strings": replay_strings(page.t)})
+
+    async def share(self, request: web.Request) -> web.Response:
+        """ "📤 Share" under the match's result: the card is prepared for the caller to send
+        with ``Telegram.WebApp.shareMessage`` (its id comes back)."""
+        user, table_id = self._caller(request)
+        if self._prepare is None:
+            raise web.HTTPNotFound()
+        member = self.members.of(user.user_id)
+        done = await share.share(self.core, table_id, _person(user), self._prepare, member)
+        return _json({"ok": done.ok, "text": done.text, "id": done.id})
 
     async def _answer(
         self, table_id: int, user: WebUser, text: str, ok: bool, **more: object

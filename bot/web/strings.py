@@ -29,6 +29,8 @@ def page_strings(t: Translator) -> dict[str, str]:
         "next_deal": t._("Next deal"),
         # TRANSLATORS: a button under a deal's result: the coach looks at the player's play.
         "coach": "🎓 " + t._("How did I play?"),
+        # TRANSLATORS: a button under the match's result: send a card of it to a chat.
+        "share": "📤 " + t._("Share"),
     }
 
 

@@ -32,6 +32,7 @@ from bot.service import coach as coach_service
 from bot.service.analyses import Analyses
 from bot.service.core import Core
 from bot.service.live import MAX_PER_SEAT
+from bot.service.share import Card as ShareCard
 from bot.storage import SqliteStorage, TableRecord, TableStatus
 from bot.web.limits import BURST
 from bot.web.mini_app import HEADER, MiniApp
@@ -953,3 +954,48 @@ async def test_a_hand_shown_in_the_page_is_not_edited_until_the_page_is_gone(
     await asyncio.sleep(0.3)
     await settle(core)
     assert ann_hand.edits == before[0] + 1
+
+
+async def test_share_prepares_the_result_card_once_the_match_is_over(
+    core: Core, members: Members
+) -> None:
+    """POST /api/share: refused while the match goes on and for a stranger; once it is
+    over, the card (variant, chat, winners, goat, the table's link) is prepared for the
+    caller and its id comes back."""
+    cards: list[ShareCard] = []
+
+    async def prepare(card: ShareCard) -> str | None:
+        cards.append(card)
+        return f"prep-{len(cards)}"
+
+    app = web.Application()
+    app.add_routes(MiniApp(core, TOKEN, members=members, prepare=prepare).routes())
+    async with TestClient(TestServer(app)) as client:
+        table = await seat_four(core)
+
+        async def share(user: int) -> tuple[int, dict[str, Any]]:
+            response = await client.post(
+                "/api/share", params={"table": table.id}, headers=auth(user)
+            )
+            return response.status, await response.json()
+
+        assert await share(PEOPLE[1].user_id) == (
+            200,
+            {"ok": False, "text": "The match is not over yet.", "id": None},
+        )
+        table = await finish_match(core, table)
+        status, data = await share(STRANGER)
+        assert data == {"ok": False, "text": "You have no seat at this table.", "id": None}
+        assert not cards
+        for user in (PEOPLE[1].user_id, WATCHER):  # a player, a member of the group
+            status, data = await share(user)
+            assert status == 200 and data["ok"] is True and data["id"] == f"prep-{len(cards)}"
+            card = cards[-1]
+            assert card.user_id == user
+            assert card.text.startswith("🐐 <b>Street Kozel</b> · Kozel club\n🏆")
+            assert "/newgame" not in card.text
+            awards = [p for d in core.match_of(table).deal_results for p in d.defeat_points]
+            assert ("⚡ The moment: in deal" in card.text) == (max(awards) >= 4), card.text
+            assert "The goat" in card.text and card.url == (
+                f"https://t.me/kozel_bot/table?startapp={table.id}"
+            )

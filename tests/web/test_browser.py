@@ -149,10 +149,17 @@ async def telegram_org(tmp_path: Path) -> AsyncIterator[TelegramOrg]:
 @pytest.fixture
 async def match(fake_telegram: FakeTelegram, bot_process: BotProcessFactory) -> Match:
     """Anna and three computer players at a street table; Bea is in the group, not seated."""
+    return await seat_anna(fake_telegram, bot_process)
+
+
+async def seat_anna(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory, **more: str
+) -> Match:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {
         **ENV_FAST,
+        **more,
         "KOZEL_PUBLIC_URL": base,
         "KOZEL_LISTEN": f"127.0.0.1:{port}",
         "KOZEL_WEBAPP_NAME": "table",
@@ -744,3 +751,59 @@ async def framed_page(browser: Browser, run: int) -> None:
     await asyncio.to_thread(browser.driver.switch_to.default_content)
     if run < 2:
         await asyncio.to_thread(browser.run, "window.send('reload_iframe', null)")
+
+
+async def test_a_finished_match_is_shared_with_telegrams_own_flow(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory, telegram_org: TelegramOrg
+) -> None:
+    """Anna lets her turns time out (a computer plays for her) until the match is over, then
+    opens the table: "📤 Share" under the match's result makes the bot prepare the result
+    card (savePreparedInlineMessage, for her) and the page hands its id to Telegram's
+    shareMessage, which lets her pick the chat."""
+    match = await seat_anna(fake_telegram, bot_process, KOZEL_TIMEOUT_SCALE="0.01")
+    fake = match.fake
+    await fake.wait_for(
+        lambda: any(
+            "The match is over!" in (m.text or "") for m in fake.messages(match.table.group)
+        ),
+        timeout=180,
+        what="the match's end",
+    )
+    anna = await asyncio.to_thread(Browser, telegram_org, native=True)
+    try:
+        own = fragment(fake.token, match.anna, LIGHT, "android")
+        await asyncio.to_thread(anna.open, f"{match.page_url}#{own}")
+        share_js = "const b = document.getElementById('share'); return b ? b.textContent : null;"
+        deadline = time.monotonic() + 15
+        while await asyncio.to_thread(anna.run, share_js) is None:
+            assert time.monotonic() < deadline, await look(anna)
+            await asyncio.sleep(0.1)
+        assert await asyncio.to_thread(anna.run, share_js) == "📤 Share"
+        from selenium.webdriver.common.by import By
+
+        await asyncio.to_thread(anna.driver.find_element(By.ID, "share").click)
+        card = await fake.wait_for(
+            lambda: next(iter(fake.prepared_messages.values()), None), what="the prepared card"
+        )
+        assert card.user_id == match.anna.id
+        text = fake_text(card.text)
+        assert text.startswith("🐐 Street Kozel · Kozel club"), text
+        assert "🏆 The match is over!" in text and "🐐 The goat" in text, text
+        assert ("Winner" in text or "1." in text) and "Anna" in text, text
+        button = card.result["reply_markup"]["inline_keyboard"][0][0]
+        assert button["url"] == f"https://t.me/kozel_test_bot/table?startapp={match.table_id}"
+        calls = fake.calls_to("savePreparedInlineMessage")
+        assert len(calls) == 1 and calls[0].params["user_id"] == match.anna.id
+        deadline = time.monotonic() + 5
+        wanted = ("web_app_send_prepared_message", {"id": card.id})
+        while wanted not in await asyncio.to_thread(anna.sent):
+            assert time.monotonic() < deadline, await asyncio.to_thread(anna.sent)
+            await asyncio.sleep(0.1)
+        await no_console_errors(anna, "sharing")
+    finally:
+        await asyncio.to_thread(anna.close)
+
+
+def fake_text(html: str) -> str:
+    """The card's text as the chat would show it (its tags gone)."""
+    return re.sub(r"<[^>]+>", "", html)

@@ -77,6 +77,7 @@ export function connect({ initData, table }) {
     back: () => call("POST", "api/back"),
     coach: (deal) => call("POST", "api/coach", { deal }),
     alive: () => call("POST", "api/alive"),
+    share: () => call("POST", "api/share"),
     replay: (deal) => call("GET", "api/replay", null, `&deal=${encodeURIComponent(deal)}`),
     stream,
   };

@@ -32,6 +32,9 @@ const view = createView(root, {
   dismiss: (number) => update({ ...page, dismissed: number }),
   swept: (key) => update({ ...page, swept: key }),
   // Telegram's script keeps the initData over this load (the fragment is not needed).
+  // "📤 Share": the bot prepares the result card, Telegram lets the player pick the chat.
+  share: () => act(() => api.share().then(shareCard)),
+  canShare: () => supports("8.0") && typeof webApp.shareMessage === "function",
   replay: (deal) => location.assign(`app?table=${encodeURIComponent(page.state.table)}&replay=${deal}`),
 });
 
@@ -113,6 +116,15 @@ function answered(data) {
   toast(data.text);
   if (data.ok === false) haptic("refused");
   accept(data.state);
+}
+
+function shareCard(data) {
+  if (!data.ok) {
+    toast(data.text);
+    haptic("refused");
+    return;
+  }
+  webApp.shareMessage(data.id);
 }
 
 /** A tap counts at once for the cue; it is sent once the taps before it are answered, and

@@ -283,8 +283,11 @@ function drawOverlay(box, state, strings, dealShown, on) {
   if (state.closed_text) blocks.push(el("p", { class: "heading", id: "closed", text: state.closed_text }));
   if (state.match_text) {
     const [heading, ...lines] = state.match_text.split("\n");
+    const share = on.canShare() && state.match_over && strings.share
+      ? el("div", { class: "buttons" }, el("button", { type: "button", id: "share", onclick: () => on.share(), text: strings.share }))
+      : null;
     blocks.push(el("div", { class: "result", id: "match-result" },
-      el("h2", { text: heading }), ...lines.map((line) => el("p", { text: line }))));
+      el("h2", { text: heading }), ...lines.map((line) => el("p", { text: line })), share));
   }
   if (dealShown && state.deal_end) {
     const end = state.deal_end;
