@@ -31,6 +31,9 @@ def page_strings(t: Translator) -> dict[str, str]:
         "coach": "🎓 " + t._("How did I play?"),
         # TRANSLATORS: a button under the match's result: send a card of it to a chat.
         "share": "📤 " + t._("Share"),
+        # TRANSLATORS: the Mini App: a button that shows the table on the whole screen.
+        "fullscreen": t._("Full screen"),
+        "exit_fullscreen": t._("Leave full screen"),
     }
 
 

@@ -35,6 +35,7 @@ const view = createView(root, {
   // "📤 Share": the bot prepares the result card, Telegram lets the player pick the chat.
   share: () => act(() => api.share().then(shareCard)),
   canShare: () => supports("8.0") && typeof webApp.shareMessage === "function",
+  fullscreen: () => toggleFullscreen(),
   replay: (deal) => location.assign(`app?table=${encodeURIComponent(page.state.table)}&replay=${deal}`),
 });
 
@@ -60,11 +61,32 @@ function themeFromFragment() {
   }
 }
 
+// Full screen on phones whose Telegram can (8.0); elsewhere the page stays as it was opened.
+const canFullscreen = () => supports("8.0") && ["ios", "android"].includes(webApp.platform);
+
+function toggleFullscreen() {
+  if (!canFullscreen()) return;
+  if (webApp.isFullscreen) webApp.exitFullscreen();
+  else webApp.requestFullscreen();
+}
+
+function showFullscreen() {
+  const on = Boolean(webApp && webApp.isFullscreen);
+  view.fullscreen(canFullscreen(), on, model.say(strings, on ? "exit_fullscreen" : "fullscreen"));
+}
+
 function setUpTelegram() {
   applyTheme();
   if (!webApp) return;
   webApp.onEvent("themeChanged", applyTheme);
   webApp.onEvent("viewportChanged", relayout);
+  webApp.onEvent("fullscreenChanged", () => {
+    showFullscreen();
+    relayout(); // the safe areas changed with it
+  });
+  webApp.onEvent("fullscreenFailed", () => showFullscreen());
+  webApp.onEvent("safeAreaChanged", relayout);
+  webApp.onEvent("contentSafeAreaChanged", relayout);
   if (supports("7.7")) webApp.disableVerticalSwipes(); // a swipe on the table must not close it
   webApp.ready();
   webApp.expand();
@@ -178,6 +200,7 @@ async function load() {
   try {
     const data = await api.state();
     strings = data.strings;
+    showFullscreen();
     document.documentElement.lang = data.lang || document.documentElement.lang;
     document.title = data.state.title;
     accept(data.state);
