@@ -677,12 +677,14 @@ async def replay_of_the_deal(match: Match, anna: Browser) -> None:
     if not shot:
         await replay_shots(anna)
     await no_console_errors(anna, "the replay")
+    back = ("web_app_setup_back_button", {"is_visible": True})
+    assert back in await asyncio.to_thread(anna.sent)  # Telegram's back button: the table
     init = telegram_init_data(fake.token, match.anna.id, first_name="Anna")
     for deal, status in ((1, 200), (2, 403)):  # nothing of the deal in play
         url = f"{match.base}/api/replay?table={match.table_id}&deal={deal}"
         assert await asyncio.to_thread(status_of, url, init) == status
     print(f"replay: {steps} tricks, {seen_marks} coach marks, {turned} face-down cards turned")
-    await asyncio.to_thread(anna.driver.get, match.page_url)
+    await asyncio.to_thread(anna.telegram_event, "back_button_pressed", {})
 
 
 def status_of(url: str, init: str) -> int:

@@ -257,5 +257,15 @@ setInterval(() => view.tick(secondsLeft()), 250);
 addEventListener("resize", relayout);
 
 setUpTelegram();
-if (launched.replay) startReplay(root, api, Number(launched.replay), { applyTheme, toast });
-else load();
+// Telegram's back button leads from a replay back to the table it was opened from.
+const backButton = supports("6.1") ? webApp.BackButton : null;
+if (launched.replay) {
+  startReplay(root, api, Number(launched.replay), { applyTheme, toast });
+  if (backButton && history.length > 1) {
+    backButton.onClick(() => history.back());
+    backButton.show();
+  }
+} else {
+  if (backButton) backButton.hide();
+  load();
+}
