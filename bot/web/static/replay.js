@@ -60,7 +60,7 @@ function drawReplay(root, { data, strings, step }, on) {
     el("header", { class: "top" },
       el("div", { class: "title", id: "title", text: data.title }),
       el("h1", { class: "replay-heading", id: "replay-heading", text: data.heading })),
-    el("nav", { class: "replay-deals" },
+    el("nav", { class: "replay-deals", hidden: data.deals < 2 },
       dealButton("prev-deal", "◀ " + say("deal_n", { n: data.deal - 1 }), data.deal > 1, () => on.load(data.deal - 1)),
       dealButton("later-deal", say("deal_n", { n: data.deal + 1 }) + " ▶", data.deal < data.deals, () => on.load(data.deal + 1))),
     el("section", { class: "replay-felt", id: "felt" },
