@@ -63,6 +63,14 @@ own pace bounds the cards per second (some 9-10 a second with one worker or two)
 machine a second worker adds processes competing for the same cores, so what it shows there
 is the sharing (each worker's share of the updates) rather than more throughput.
 
+People in the Mini App: ``--webapp SHARE`` (0 to 1; one polling worker) has round(4 x
+SHARE) people of each table play in the page instead of on their hand message
+(``benchmarks/load_webapp.py``: the page's event stream and heartbeat, moves by its API).
+The bot's web server runs in every single-worker run, so runs compare like with like. The
+turn lag counts only hands that show "👉": a turn in the page is not in it. 10 tables, 60 s:
+2.44 rate-limited calls a card with nobody in the page, 1.51 with half, 0.27 with all
+(hand edits 2.04, 1.14, 0.00 a card; the rest is the groups' tables).
+
 Options: ``--limits bucket`` (token buckets instead of sliding windows for the overall and
 group limits: the shape PTB assumes), ``--think``/``--tap`` (the pace), ``--keep`` (keep the
 bot's log and database), ``--json FILE`` (the figures as JSON), ``--help`` for the rest.
@@ -113,6 +121,7 @@ from pgcluster import PgCluster, find_bindir
 
 from benchmarks.load_people import Pace, Person, TableRun
 from benchmarks.load_report import measure, render, summary
+from benchmarks.load_webapp import WebPerson
 
 NAMES = ("Anna", "Boris", "Vera", "Gleb")
 WEBHOOK_SECRET = "bench-secret"
@@ -184,6 +193,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the bots' KOZEL_LEASE_SECONDS and KOZEL_LEASE_RENEW (with several workers: how "
         "long a claim on a chat or a timer lasts)",
     )
+    parser.add_argument(
+        "--webapp",
+        type=float,
+        default=0.0,
+        help="the share of people who play in the Mini App (its page open: stream, heartbeat, "
+        "moves by its API) instead of on their hand message; of four at a table, round(4 x "
+        "share) do",
+    )
     parser.add_argument("--log-level", default="INFO", help="the bot's KOZEL_LOG_LEVEL")
     parser.add_argument(
         "--harness-gc",
@@ -198,6 +215,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error("--tables and --seconds must be positive")
     if args.workers < 1:
         parser.error("--workers must be at least 1")
+    if not 0 <= args.webapp <= 1:
+        parser.error("--webapp is a share, 0 to 1")
+    if args.webapp and (args.workers > 1 or args.database == "postgres"):
+        parser.error("--webapp runs with one polling worker (its page talks to that one)")
     if args.database is None:
         args.database = "postgres" if args.workers > 1 else "sqlite"
     if args.workers > 1 and args.database != "postgres":
@@ -205,6 +226,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.bot_dir is not None and not (args.bot_dir / "bot" / "__main__.py").is_file():
         parser.error(f"{args.bot_dir} has no bot/__main__.py")
     return args
+
+
+def in_page_text(share: float, tables: list[TableRun]) -> str:
+    """Who played in the page, and how their API calls went."""
+    web = [p for t in tables for p in t.people if isinstance(p, WebPerson)]
+    if not web:
+        return "nobody (everyone plays on the hand message)"
+    plays, errors = sum(p.plays for p in web), sum(p.errors for p in web)
+    return (
+        f"{len(web)} of {4 * len(tables)} people ({share:.0%} asked): page open, stream and "
+        f"heartbeat, moves by POST /api/move; {plays} moves made (whole run), {errors} calls failed"
+    )
 
 
 def describe_checkout(path: Path) -> str:
@@ -344,6 +377,14 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
     if not args.harness_gc:
         gc.freeze()
         gc.disable()
+    # The Mini App's server, in every run (so that runs with and without people in the page
+    # compare like with like).
+    web_port = free_port()
+    web_base = f"http://127.0.0.1:{web_port}"
+    if database_url is None:
+        env["KOZEL_PUBLIC_URL"] = web_base
+        env["KOZEL_LISTEN"] = f"127.0.0.1:{web_port}"
+        env["KOZEL_WEBAPP_NAME"] = "table"
     async with FakeTelegram(limits=limits) as fake:
         if database_url is None:
             bots = [BotProcess(fake, workdir, env=env, cwd=bot_dir, startup_timeout=60)]
@@ -362,10 +403,16 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
         for index in range(args.tables):
             users = [fake.add_user(name) for name in NAMES]
             group = fake.add_group(f"Kozel club {index + 1}", users, admins=users[:1])
+            in_page = round(4 * args.webapp)
             people = [
-                Person(fake, user, random.Random(f"{args.seed}:{index}:{seat}"), pace, stop)
+                (WebPerson if seat < in_page else Person)(
+                    fake, user, random.Random(f"{args.seed}:{index}:{seat}"), pace, stop
+                )
                 for seat, user in enumerate(users)
             ]
+            for person in people:
+                if isinstance(person, WebPerson):
+                    person.base = web_base
             tables.append(TableRun(fake, index + 1, group, people, stop))
         slots = asyncio.Semaphore(args.setup_concurrency)
         runs = [asyncio.create_task(t.run(slots)) for t in tables]
@@ -428,6 +475,7 @@ async def measure_run(args: argparse.Namespace, workdir: Path, database_url: str
                 f"think {args.think[0]}-{args.think[1]} s, taps {args.tap[0]}-{args.tap[1]} s"
                 + (f"; fidget {args.fidget:g} presses/s each" if args.fidget else ""),
             ),
+            ("in the Mini App", in_page_text(args.webapp, tables)),
             ("limits", f"overall {limits.overall}; group {limits.group}; private {limits.private}"),
             ("lease", f"KOZEL_LEASE_SECONDS {args.lease[0]:g}, RENEW {args.lease[1]:g}"),
             ("window", f"{t1 - t0:.0f} s after a {t0 - started:.0f} s warm-up"),

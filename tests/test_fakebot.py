@@ -739,3 +739,33 @@ def test_bot_process_from_another_checkout(fake_telegram: FakeTelegram, tmp_path
     other = BotProcess(fake_telegram, tmp_path / "work", cwd=tmp_path / "checkout")
     path = other.environment()["PYTHONPATH"].split(os.pathsep)
     assert path[0] == str(tmp_path / "checkout")  # its bot package wins over this one
+
+
+async def test_save_prepared_inline_message(
+    fake_telegram: FakeTelegram, bot: Bot, ann: SimUser
+) -> None:
+    """Bot API 8.0, as PTB 22.8 calls it: a PreparedInlineMessage (id, expiration_date) for
+    a known user and an InlineQueryResult; Telegram's 400s otherwise."""
+    from telegram import InlineQueryResultArticle, InputTextMessageContent
+
+    card = InlineQueryResultArticle(
+        "r1",
+        "The match is over",
+        InputTextMessageContent("🏆 <b>The match is over!</b>", parse_mode="HTML"),
+        reply_markup=InlineKeyboardMarkup([[InlineKeyboardButton("Open", url="https://t.me/x")]]),
+    )
+    before = time.time()
+    prepared = await bot.save_prepared_inline_message(
+        ann.id, card, allow_user_chats=True, allow_group_chats=True
+    )
+    assert prepared.id and prepared.expiration_date.timestamp() > before
+    stored = fake_telegram.prepared_messages[prepared.id]
+    assert stored.user_id == ann.id and stored.text == "🏆 <b>The match is over!</b>"
+    assert stored.allowed == ("allow_user_chats", "allow_group_chats")
+    assert stored.result["reply_markup"]["inline_keyboard"][0][0]["url"] == "https://t.me/x"
+    with pytest.raises(BadRequest, match=r"(?i)user_id_invalid"):
+        await bot.save_prepared_inline_message(424242, card, allow_user_chats=True)
+    empty = InlineQueryResultArticle("r2", "Title", InputTextMessageContent(" "))
+    with pytest.raises(BadRequest, match=r"(?i)message_empty"):
+        await bot.save_prepared_inline_message(ann.id, empty, allow_user_chats=True)
+    assert len(fake_telegram.prepared_messages) == 1

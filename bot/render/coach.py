@@ -55,19 +55,29 @@ def _expert_would(t: Translator, action: Action) -> str:
     return clauses[action.verb]
 
 
-def _mistake_lines(t: Translator, m: Mistake, *, team: bool) -> list[str]:
+def mark_lines(
+    t: Translator,
+    *,
+    trick: int,
+    played: Action,
+    better: Action,
+    points_lost: float,
+    mine: int,
+    expert: int,
+    team: bool,
+) -> list[str]:
+    """One judged play in the coach's words (HTML): the chat's review and the replay's marks
+    say it the same way. ``mine``/``expert``: the % chance to win the deal after each play."""
     # TRANSLATORS: {played} and {better} are the two clauses above.
     lines = [
-        # A bullet, not a number: the plays below are numbered by trick.
-        "• "
-        + t._(
+        t._(
             "Trick {trick}: {played}; {better}.",
-            trick=m.trick,
-            played=_you_played(t, m.played),
-            better=_expert_would(t, m.better),
+            trick=trick,
+            played=_you_played(t, played),
+            better=_expert_would(t, better),
         )
     ]
-    points = round(m.points_lost)
+    points = round(points_lost)
     if points >= 1 and team:
         lines.append(
             t.n_(
@@ -84,19 +94,30 @@ def _mistake_lines(t: Translator, m: Mistake, *, team: bool) -> list[str]:
                 points,
             )
         )
-    mine, better = (
-        round(m.played_outlook.win_chance * 100),
-        round(m.better_outlook.win_chance * 100),
-    )
-    if better > mine:
+    if expert > mine:
         lines.append(
             t._(
                 "Your chance to win the deal: {mine} after your play, {better} after the expert's.",
                 mine=f"{mine}%",
-                better=f"{better}%",
+                better=f"{expert}%",
             )
         )
     return lines
+
+
+def _mistake_lines(t: Translator, m: Mistake, *, team: bool) -> list[str]:
+    lines = mark_lines(
+        t,
+        trick=m.trick,
+        played=m.played,
+        better=m.better,
+        points_lost=m.points_lost,
+        mine=round(m.played_outlook.win_chance * 100),
+        expert=round(m.better_outlook.win_chance * 100),
+        team=team,
+    )
+    # A bullet, not a number: the plays below are numbered by trick.
+    return ["• " + lines[0], *lines[1:]]
 
 
 def _plays_lines(t: Translator, review: DealReview) -> list[str]:

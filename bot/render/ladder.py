@@ -7,7 +7,7 @@ Ratings are shown rounded; times in UTC.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html import escape
@@ -325,6 +325,7 @@ def history_screen(
     current_season: int,
     variant: Variant | None,
     matches: Sequence[LadderMatch],
+    replay: Callable[[int], str | None] = lambda _table: None,
 ) -> Screen:
     header = t._("Season {n}", n=season)
     if season < current_season:
@@ -333,19 +334,42 @@ def history_screen(
         "📜 <b>" + t._("Latest matches · {chat}", chat=escape(chat_title)) + "</b>",
         header + " · " + scope_name(t, variant),
     ]
-    entries = [match_lines(t, match) for match in matches]
+    entries = [match_lines(t, match) + replay_line(t, replay, match) for match in matches]
     return _match_list(t, text, entries, empty=t._("No matches yet. Start one with /newgame."))
 
 
 def private_history_screen(
-    t: Translator, matches: Sequence[LadderMatch], titles: dict[int, str]
+    t: Translator,
+    matches: Sequence[LadderMatch],
+    titles: dict[int, str],
+    replay: Callable[[int], str | None] = lambda _table: None,
 ) -> Screen:
     text = ["📜 <b>" + t._("Your latest matches") + "</b>"]
     entries = [
-        f"<b>{escape(titles.get(match.record.chat_id) or '?')}</b> · " + match_lines(t, match)
+        f"<b>{escape(titles.get(match.record.chat_id) or '?')}</b> · "
+        + match_lines(t, match)
+        + replay_line(t, replay, match)
         for match in matches
     ]
     return _match_list(t, text, entries, empty=no_private_stats_text(t))
+
+
+def replay_line(t: Translator, replay: Callable[[int], str | None], match: LadderMatch) -> str:
+    """A match's "▶️ Replay" link (the Mini App, from its first deal), when there is one."""
+    return replay_html(t, replay(match.record.table_id))
+
+
+def replay_html(t: Translator, link: str | None) -> str:
+    """A "▶️ Replay" link on a line of its own ("" without a link)."""
+    return "" if link is None else "\n" + LINK.format(href=escape(link), text=replay_label(t))
+
+
+LINK = '<a href="{href}">{text}</a>'
+
+
+def replay_label(t: Translator) -> str:
+    # TRANSLATORS: a link or button that opens a finished deal's replay in the Mini App.
+    return "▶️ " + t._("Replay")
 
 
 def _match_list(t: Translator, head: list[str], entries: list[str], *, empty: str) -> Screen:

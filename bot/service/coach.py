@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from kozel_rules.ai.coach import DealReview, review_deal
+from kozel_rules.ai.coach import DealReview, Mistake, review_deal
 from kozel_rules.match import Match
 
 from ..callback import Callback, Op
@@ -136,9 +136,27 @@ async def _deliver(core: Core, table_id: int, user_id: int, review: DealReview) 
             ply=None,
             seat=review.seat,
             text=f"coach deal {review.deal}: {len(review.mistakes)} mistakes",
-            data={"user": user_id, "deal": review.deal, "mistakes": len(review.mistakes)},
+            data={
+                "user": user_id,
+                "deal": review.deal,
+                "mistakes": len(review.mistakes),
+                "marks": [_mark(m) for m in review.mistakes],  # the replay shows them
+            },
         )
         await _save(core, table, entry, feed.post(chat, text, table_id=table_id))
+
+
+def _mark(m: Mistake) -> dict[str, Any]:
+    """A mistake as the replay reads it (``replay.marks_of``): the play by its index in the
+    match's history, what the expert would have played, and the cost."""
+    return {
+        "ply": m.ply,
+        "played": str(m.played),
+        "better": str(m.better),
+        "points_lost": round(m.points_lost, 1),
+        "chance_before": round(m.better_outlook.win_chance * 100),
+        "chance_after": round(m.played_outlook.win_chance * 100),
+    }
 
 
 async def _save(core: Core, table: TableRecord, entry: LogEntry, post: Owed) -> None:

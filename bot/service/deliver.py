@@ -196,6 +196,9 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
     record = table.seats[seat]
     if record.user_id is None:
         return []
+    if _shown_in_page(core, table, seat):
+        core.live.hold_hand(table_id, seat)  # brought up to date when the page is gone
+        return []
     user = await core.storage.users.get(record.user_id)
     if user is not None and not user.can_message:
         # They blocked the bot: every call would be a 403 spent from the shared budget. A
@@ -243,6 +246,17 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
     if not all(kept):
         old.append(sent)  # the player was removed meanwhile: this hand is nobody's now
     return [d for message_id in old for d in feed.delete(chat, message_id)]
+
+
+def _shown_in_page(core: Core, table: TableRecord, seat: int) -> bool:
+    """The player has the Mini App open and alive: it shows their hand live, so the hand
+    message costs no edit per card (its first message, a finished match or a cancel still
+    go; a turn is told in the page, as ``renew`` below says)."""
+    return (
+        table.status == TableStatus.PLAYING
+        and table.seats[seat].hand_message_id is not None
+        and core.live.is_watched(table.id, seat)
+    )
 
 
 def _set_hand(table: TableRecord, seat: int, message_id: int, owner: int) -> bool:

@@ -23,6 +23,7 @@ from kozel_rules.variant import get_variant
 
 from ..i18n import Translator
 from ..render.labels import SeatInfo
+from ..render.ladder import replay_html
 from ..render.lobby import lobby_screen
 from ..render.results import deal_result_text, match_result_text
 from ..screen import Screen
@@ -205,6 +206,7 @@ async def after_change(
     for event in change.events:
         if isinstance(event, DealEnded):
             text = deal_text(t, match, event.result, seats)
+            text += replay_line(t, core, table.id, event.result.number)
             over = table.table_message_id
             table.table_message_id = None  # the next table is a new message
             owed.append(post(table.chat_id, text, table_id=table.id, notify=False, over=over))
@@ -266,6 +268,21 @@ def _hands_after(
         elif before[seat] != after[seat]:
             owed.append(hand(core, table, seat, Priority.WAITING))
     return owed
+
+
+def replay_link(core: Core, table_id: int, deal: int) -> str | None:
+    """The Mini App's Direct Link to a deal's replay (the page steps on to the match's
+    other deals); None without the Mini App."""
+    settings = core.settings
+    if not settings.public_url or not settings.webapp_name:
+        return None
+    name = f"{settings.bot_username}/{settings.webapp_name}"
+    return f"https://t.me/{name}?startapp=r{table_id}_{deal}"
+
+
+def replay_line(t: Translator, core: Core, table_id: int, deal: int) -> str:
+    """The group's link to the deal's replay, under its result."""
+    return replay_html(t, replay_link(core, table_id, deal))
 
 
 def deal_text(t: Translator, match: Match, result: DealResult, seats: list[SeatInfo]) -> str:

@@ -26,6 +26,7 @@ from ..storage import (
     UserRecord,
     player_key,
 )
+from . import feed
 from .core import Core
 from .people import chat_record, chat_t, remember, user_t
 from .ports import ChatInfo, Person, Shared
@@ -246,7 +247,7 @@ async def history(core: Core, chat: ChatInfo, person: Person, args: Sequence[str
             if chat_id not in titles:
                 record = await core.storage.chats.get(chat_id)
                 titles[chat_id] = record.title if record else ""
-        return Reply(screen=render_ladder.private_history_screen(t, matches, titles))
+        return Reply(screen=render_ladder.private_history_screen(t, matches, titles, _replay(core)))
     query = parse_query(t, args)
     if query is None:
         return Reply(render_ladder.usage_text(t, "history"))
@@ -270,8 +271,14 @@ async def history(core: Core, chat: ChatInfo, person: Person, args: Sequence[str
             current_season=page.current.season,
             variant=query.variant,
             matches=page.matches,
+            replay=_replay(core),
         )
     )
+
+
+def _replay(core: Core) -> Callable[[int], str | None]:
+    """A match's replay link, from its first deal (the Mini App's Direct Link)."""
+    return lambda table_id: feed.replay_link(core, table_id, 1)
 
 
 # ------------------------------------------------------------------ /resetladder

@@ -49,6 +49,9 @@ class Live:
         # (table, seat, 0) for a seat's pages; (table, None, user) for a spectator's
         self._seats: Counter[tuple[int, int | None, int]] = Counter()
         self._count = 0
+        # Hands not edited while their page showed them (table, seat): brought up to date
+        # once the page is gone (``owed_hand``).
+        self._held: set[tuple[int, int]] = set()
 
     def changed(self, table_id: int) -> None:
         """A change of the table was committed: wake its pages."""
@@ -98,6 +101,19 @@ class Live:
             return False
         now = time.monotonic()
         return any(w.seat == seat and w.is_fresh(now) for w in self._watchers.get(table_id, ()))
+
+    def hold_hand(self, table_id: int, seat: int) -> None:
+        """The seat's hand message was not edited: its page shows the hand."""
+        self._held.add((table_id, seat))
+
+    def owed_hand(self, table_id: int, seat: int) -> bool:
+        """The seat's page is gone (or froze) and its hand message missed edits meanwhile:
+        True once, and the hand is then owed one edit."""
+        key = (table_id, seat)
+        if key not in self._held or self.is_watched(table_id, seat):
+            return False
+        self._held.discard(key)
+        return True
 
     def close(self) -> None:
         """The process stops: every stream ends."""

@@ -20,7 +20,7 @@ from ..i18n import Translator, get_translator, negotiate
 from ..render.labels import SeatInfo
 from ..render.refusals import Refused
 from ..render.results import match_result_text
-from ..storage import TableRecord, TableStatus
+from ..storage import Priority, TableRecord, TableStatus
 from . import feed, moves
 from .core import Core
 from .gate import AdminCache
@@ -246,6 +246,17 @@ def _cards(texts: Sequence[str]) -> tuple[Card, ...]:
 async def come_back(core: Core, table_id: int, person: Person) -> Reply:
     """The page's "I'm back": the hand's own use case."""
     return await moves.back(core, _press(table_id, 0, Op.BACK, "", person))
+
+
+async def page_gone(core: Core, table_id: int, seat: int | None) -> None:
+    """A seat's page closed (or froze): its hand message, not edited while the page showed
+    the hand, is brought up to date once."""
+    if seat is None or not core.live.owed_hand(table_id, seat):
+        return
+    table = await core.storage.tables.get(table_id)
+    if table is None or table.match_state is None or table.seats[seat].user_id is None:
+        return
+    await feed.owe(core, [feed.hand(core, table, seat, Priority.WAITING, delay=0.0)])
 
 
 def is_playing(table: TableRecord) -> bool:

@@ -5,11 +5,14 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from uuid import uuid4
 
 from telegram import (
     Bot,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    InlineQueryResultArticle,
+    InputTextMessageContent,
     LinkPreviewOptions,
     WebAppInfo,
 )
@@ -20,11 +23,13 @@ from telegram.error import (
     Forbidden,
     NetworkError,
     RetryAfter,
+    TelegramError,
     TimedOut,
 )
 
 from ..screen import Screen, fit_html
 from ..service.ports import MessageGone, RetryLater, TopicGone, Transient, Unreachable
+from ..service.share import Card, Preparer
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +127,37 @@ class TelegramMessenger:
                 await self._bot.delete_message(chat_id, message_id)
         except (BadRequest, ChatMigrated, Unreachable) as err:
             log.debug("could not delete message %s in %s: %s", message_id, chat_id, err)
+
+
+def prepared_card(bot: Bot) -> Preparer:
+    """Stores a result card as a prepared inline message (Bot API 8.0) that its user may
+    send to any chat (the Mini App's ``shareMessage``); its id, or None if Telegram said no."""
+
+    async def prepare(card: Card) -> str | None:
+        button = [[InlineKeyboardButton(card.button, url=card.url)]] if card.url else None
+        result = InlineQueryResultArticle(
+            id=uuid4().hex,
+            title=card.title,
+            input_message_content=InputTextMessageContent(
+                fit_html(card.text), parse_mode=ParseMode.HTML, link_preview_options=_NO_PREVIEW
+            ),
+            reply_markup=InlineKeyboardMarkup(button) if button else None,
+        )
+        try:
+            prepared = await bot.save_prepared_inline_message(
+                card.user_id,
+                result,
+                allow_user_chats=True,
+                allow_bot_chats=True,
+                allow_group_chats=True,
+                allow_channel_chats=True,
+            )
+        except TelegramError as err:
+            log.info("savePreparedInlineMessage failed for %s: %s", card.user_id, err)
+            return None
+        return prepared.id
+
+    return prepare
 
 
 @asynccontextmanager

@@ -38,7 +38,7 @@ from ..web.mini_app import MiniApp
 from ..web.server import WebServer
 from . import webhook
 from .handlers import group_member
-from .io import TelegramMessenger
+from .io import TelegramMessenger, prepared_card
 from .runtime import App, Runtime
 
 log = logging.getLogger(__name__)
@@ -276,7 +276,9 @@ async def _web(app: App, runtime: Runtime, config: Config, holder: str) -> Async
         server.add_routes(metrics.routes(core, runtime.process()))
     mini_app = None
     if config.public_url is not None:  # Telegram opens the page there
-        mini_app = MiniApp(core, config.token, members=group_member(app.bot))
+        mini_app = MiniApp(
+            core, config.token, members=group_member(app.bot), prepare=prepared_card(app.bot)
+        )
         server.add_routes(mini_app.routes())
     try:
         await server.start()

@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Coroutine
 from contextlib import suppress
 from importlib import resources
 from typing import Any
@@ -22,14 +23,15 @@ from urllib.parse import parse_qs
 from aiohttp import web
 
 from ..i18n import get_translator, negotiate
-from ..service import coach, webapp
+from ..service import coach, replay, share, webapp
 from ..service.core import Core
 from ..service.live import TooManyWatchers
 from ..service.ports import Person
 from .auth import MAX_AGE, InitDataError, WebUser, check_init_data
 from .limits import RateLimit
+from .replay_json import replay_state
 from .seat_json import seat_state
-from .strings import page_strings, too_many_text, unauthorized_text
+from .strings import page_strings, replay_strings, too_many_text, unauthorized_text
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +46,7 @@ STATIC = {  # the page's ES modules and its style sheet
     "model.js": JS,
     "view.js": JS,
     "dom.js": JS,
+    "replay.js": JS,
     "app.css": "text/css",
 }
 # The page's own files, and Telegram's script, which the page loads first. Inline style is
@@ -56,11 +59,20 @@ CSP = (
 
 
 class MiniApp:
-    def __init__(self, core: Core, token: str, members: webapp.GroupMember | None = None) -> None:
-        """``members``: asks Telegram whether a user is in a group (None: nobody may watch)."""
+    def __init__(
+        self,
+        core: Core,
+        token: str,
+        members: webapp.GroupMember | None = None,
+        prepare: share.Preparer | None = None,
+    ) -> None:
+        """``members``: asks Telegram whether a user is in a group (None: nobody may watch);
+        ``prepare``: stores a result card to share (None: sharing is off)."""
         self.core = core
+        self._prepare = prepare
         self._token = token
         self._limit = RateLimit()
+        self._tasks: set[asyncio.Task[None]] = set()  # hands owed after a page is gone
         self.members = webapp.Members(members or _nobody)
         folder = resources.files("bot.web") / "static"
         self._files = {name: (folder / name).read_bytes() for name in [*STATIC, "app.html"]}
@@ -74,6 +86,8 @@ class MiniApp:
             web.post("/api/tap", self.tap),
             web.post("/api/back", self.back),
             web.post("/api/coach", self.coach),
+            web.get("/api/replay", self.replay),
+            web.post("/api/share", self.share),
             web.get("/api/events", self.events),
             web.post("/api/alive", self.alive),
         ]
@@ -149,6 +163,30 @@ class MiniApp:
         reply = await coach.ask(self.core, table_id, _person(user), deal)
         return await self._answer(table_id, user, reply.text, not reply.alert)
 
+    async def replay(self, request: web.Request) -> web.Response:
+        """A finished deal, trick by trick, for a player of the table or (once the match is
+        over) a member of its group; nothing of a deal still being played."""
+        user, table_id = self._caller(request, alive=False)  # not the live table's page
+        deal = request.query.get("deal", "")
+        if not deal.isdigit() or len(deal) > 4:
+            raise web.HTTPBadRequest(text="bad deal")
+        try:
+            member = self.members.of(user.user_id)
+            page = await replay.open_replay(self.core, table_id, _person(user), int(deal), member)
+        except replay.NoReplay as err:
+            raise _refused(403, str(err)) from None
+        return _json({"replay": replay_state(page), "strings": replay_strings(page.t)})
+
+    async def share(self, request: web.Request) -> web.Response:
+        """ "📤 Share" under the match's result: the card is prepared for the caller to send
+        with ``Telegram.WebApp.shareMessage`` (its id comes back)."""
+        user, table_id = self._caller(request)
+        if self._prepare is None:
+            raise web.HTTPNotFound()
+        member = self.members.of(user.user_id)
+        done = await share.share(self.core, table_id, _person(user), self._prepare, member)
+        return _json({"ok": done.ok, "text": done.text, "id": done.id})
+
     async def _answer(
         self, table_id: int, user: WebUser, text: str, ok: bool, **more: object
     ) -> web.Response:
@@ -174,8 +212,9 @@ class MiniApp:
                 "X-Accel-Buffering": "no",  # proxies must not hold the events back
             }
         )
+        seat = page.seat
         try:
-            with self.core.live.watch(table_id, page.seat, user.user_id) as watcher:
+            with self.core.live.watch(table_id, seat, user.user_id) as watcher:
                 await response.prepare(request)
                 sent = None
                 while not watcher.closed and time.time() < expires:
@@ -191,15 +230,23 @@ class MiniApp:
                         break  # the final state is out; nothing will change any more
                     with suppress(TimeoutError):
                         await asyncio.wait_for(watcher.changed.wait(), RECHECK)
+                    await webapp.page_gone(self.core, table_id, page.seat)  # if it froze
         except TooManyWatchers:
             raise _refused(429, too_many_text(page.t)) from None
         except (ConnectionError, web.HTTPForbidden):
             pass  # the page went away, or the player lost the seat
+        finally:  # also when the request is cancelled (the page went away): a task of its own
+            self._later(webapp.page_gone(self.core, table_id, seat))
         return response
+
+    def _later(self, job: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(job)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # ---------------------------------------------------------------- checks
 
-    def _caller(self, request: web.Request) -> tuple[WebUser, int]:
+    def _caller(self, request: web.Request, *, alive: bool = True) -> tuple[WebUser, int]:
         raw = request.headers.get(HEADER)
         try:
             user = check_init_data(raw, self._token)
@@ -213,7 +260,8 @@ class MiniApp:
         table = request.query.get("table") or user.start_param or ""
         if not table.isdigit() or len(table) > 12:
             raise web.HTTPBadRequest(text="no table")
-        self.core.live.alive(int(table), user.user_id)  # the page is there
+        if alive:
+            self.core.live.alive(int(table), user.user_id)  # the page is there
         return user, int(table)
 
     async def _page(self, table_id: int, user: WebUser) -> webapp.SeatPage:

@@ -23,6 +23,7 @@ from ..i18n import Translator
 from ..render import house_rules
 from ..render.hand import hand_prompt, is_trump
 from ..render.labels import action_label, side_members
+from ..render.ladder import replay_label
 from ..render.rules_text import variant_name
 from ..render.table import phase_line, standings_line, trump_stock_line
 from ..service import coach
@@ -125,11 +126,13 @@ def _deal_end(page: SeatPage, view: SeatView) -> dict[str, Any] | None:
         return None
     result = page.match.deal_results[-1]
     heading, *lines = plain(page.deal_text).splitlines()
-    seat = page.seat
+    seat, t = page.seat, page.t
     return {
         "number": result.number,
         # "How did I play?": for a player who played the deal
         "coach": seat is not None and coach.played(page.match, seat, result.number),
+        # its replay: for the table's players, and for the group once the match is over
+        "replay": replay_label(t) if seat is not None or view.match_over else None,
         "heading": heading,
         "lines": lines,
         # its trumps are the finished deal's

@@ -29,6 +29,26 @@ def page_strings(t: Translator) -> dict[str, str]:
         "next_deal": t._("Next deal"),
         # TRANSLATORS: a button under a deal's result: the coach looks at the player's play.
         "coach": "🎓 " + t._("How did I play?"),
+        # TRANSLATORS: a button under the match's result: send a card of it to a chat.
+        "share": "📤 " + t._("Share"),
+        # TRANSLATORS: the Mini App: a button that shows the table on the whole screen.
+        "fullscreen": t._("Full screen"),
+        "exit_fullscreen": t._("Leave full screen"),
+    }
+
+
+def replay_strings(t: Translator) -> dict[str, str]:
+    """The replay's own words (``{n}`` and ``{total}`` are filled in by the page)."""
+    return {
+        "you": t._("You"),
+        "face_down": t._("a card face down"),
+        # TRANSLATORS: the Mini App's replay: a button to the match's deal number {n}.
+        "deal_n": t._("Deal {n}", n="{n}"),
+        "trick_of": t._("Trick {n} of {total}", n="{n}", total="{total}"),
+        # TRANSLATORS: the replay: a button that steps back one trick.
+        "back_step": t._("Back"),
+        # TRANSLATORS: the replay: a button that steps on to the next trick.
+        "forward_step": t._("Forward"),
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -273,3 +274,21 @@ async def test_stats_and_history_from_a_channel_or_an_anonymous_admin_are_refuse
         for answer in (stats, history):
             assert answer.screen is None and words in answer.text, answer.text
     assert await core.storage.users.get(136817688) is None
+
+
+async def test_history_links_each_match_to_its_replay_in_the_mini_app(core: Core) -> None:
+    """With the Mini App, each match of /history (in the group and in private) has a
+    "▶️ Replay" link that opens its first deal; without it, none."""
+    await ladder.record(core, teams(7, CLUB.chat_id, [1, 2], [3, 4]))
+    answer = await ladder.history(core, CLUB, person(1), [])
+    assert answer.screen is not None and "Replay" not in answer.screen.text
+    core.settings = dataclasses.replace(
+        core.settings,
+        public_url="https://kozel.example",
+        webapp_name="table",
+        bot_username="kozel_bot",
+    )
+    link = '<a href="https://t.me/kozel_bot/table?startapp=r7_1">▶️ Replay</a>'
+    for chat in (CLUB, private(1)):
+        answer = await ladder.history(core, chat, person(1), [])
+        assert answer.screen is not None and answer.screen.text.count(link) == 1, chat

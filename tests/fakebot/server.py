@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from . import prepared
 from .formatting import FormattedText, ParseError, format_text, utf16_len
 from .limits import RateLimiter, RateLimitHit, TelegramLimits
 from .models import (
@@ -249,6 +250,7 @@ class FakeTelegram:
         self.unknown_calls: list[Call] = []
         self.internal_errors: list[str] = []
         self.callback_answers: list[CallbackAnswer] = []
+        self.prepared_messages: dict[str, prepared.PreparedMessage] = {}  # by id
         self.press_log: list[Press] = []  # every simulated press, answered or not
         self.update_log: list[JSONDict] = []  # every update ever queued
         self.dropped_updates: list[JSONDict] = []  # filtered out by allowed_updates
@@ -1706,6 +1708,16 @@ class FakeTelegram:
         query.record.answer = answer
         query.answer.set_result(answer)
         return True
+
+    def api_savePreparedInlineMessage(self, params: JSONDict) -> JSONDict:
+        """Bot API 8.0: a message a Mini App's user may share (``fakebot.prepared``)."""
+        user_id = _int_param(params, "user_id")
+        try:
+            message = prepared.prepare(params, known_user=user_id in self.users)
+        except prepared.InvalidPrepared as err:
+            raise _bad(str(err)) from None
+        self.prepared_messages[message.id] = message
+        return message.to_api()
 
     # ------------------------------------------------------------------ chats
 

@@ -28,14 +28,18 @@ from service_fakes import (
 from bot.callback import Op, encode_action
 from bot.render.choice import sensible_plays
 from bot.service import admin, moves
+from bot.service import coach as coach_service
 from bot.service.analyses import Analyses
 from bot.service.core import Core
 from bot.service.live import MAX_PER_SEAT
-from bot.storage import ChatRecord, SqliteStorage, TableRecord
+from bot.service.share import Card as ShareCard
+from bot.storage import ChatRecord, SqliteStorage, TableRecord, TableStatus
 from bot.web.limits import BURST
 from bot.web.mini_app import HEADER, MiniApp
-from kozel_rules.action import Action
+from kozel_rules.action import Action, Verb
+from kozel_rules.ai.coach import DealReview, Mistake, Outlook
 from kozel_rules.card import CARDS, Card
+from kozel_rules.match import Match
 
 TOKEN = "42:TEST-TOKEN"
 STRANGER = 999
@@ -751,3 +755,263 @@ async def test_the_info_line_names_the_house_rules_and_the_goat_total_follows_th
     assert state["title"] == "Street Kozel · ⚙️ match to 6 · eggs double the next deal · Kozel club"
     assert state["out_at"] == 6
     assert state["standings_text"].count("/6") == 2 and "/12" not in state["standings_text"]
+
+
+async def get_replay(
+    client: TestClient[web.Request, web.Application], table: TableRecord, user: int, deal: object
+) -> tuple[int, dict[str, Any]]:
+    response = await client.get(
+        "/api/replay", params={"table": table.id, "deal": str(deal)}, headers=auth(user)
+    )
+    data: dict[str, Any] = await response.json() if response.status in (200, 403) else {}
+    return response.status, data
+
+
+async def test_a_replay_steps_through_a_finished_deal_with_every_hand_open(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    """Deal 1 after it is over: every trick as it was played (face-down cards turned), its
+    taker, the running card points (they add up to the deal's), the hands before each trick
+    and the stock; the coach's marks only on the asker's seat."""
+    table = await seat_four(core)
+    while core.match_of(table).deal_number == 1:
+        table = await play_moves(core, table, 1, face_down=True)
+    match = core.match_of(table)
+    result = match.deal_results[0]
+    status, data = await get_replay(client, table, PEOPLE[1].user_id, 1)
+    assert status == 200, data
+    replay = data["replay"]
+    assert replay["deal"] == 1 and replay["deals"] == 1 and replay["seat"] == 1
+    tricks = replay["tricks"]
+    assert [k["taker"] for k in tricks] == list(result.trick_seats)
+    assert tricks[-1]["card_points"] == list(result.card_points)
+    assert tricks[-1]["tricks"] == list(result.tricks)
+    # Every action of deal 1 (deal 2 has none yet) is in a trick, in order, with all its
+    # cards, face-down ones too.
+    played = [
+        (p["seat"], p["verb"], [c["card"] for c in p["cards"]])
+        for k in tricks
+        for p in [*k["returned"], *k["plays"]]
+    ]
+    expected = [Action.parse(text) for text in match.history]
+    assert played == [(a.seat, str(a.verb), [str(c) for c in a.cards]) for a in expected]
+    assert any(p["face_down"] and p["cards"] for k in tricks for p in k["plays"])
+    # The first trick starts from the dealt hands; each hand holds the cards it plays.
+    first = Match.from_json({**match.to_json(), "actions": []})
+    assert [[c["card"] for c in h] for h in tricks[0]["hands"]] == [
+        [str(c) for c in first.view(s).hand] for s in range(4)
+    ]
+    for k in tricks:
+        for p in k["plays"]:
+            held = {c["card"] for c in k["hands"][p["seat"]]}
+            assert {c["card"] for c in p["cards"]} <= held
+    assert tricks[0]["stock"] == first.view(None).stock
+    assert replay["result"]["heading"] == "🏁 Deal 1 is over"
+    assert not any(k["marks"] for k in tricks)  # nobody asked the coach
+
+
+async def test_a_replay_shows_nothing_of_a_deal_in_play_nor_to_a_stranger(
+    core: Core, client: TestClient[web.Request, web.Application], members: Members
+) -> None:
+    """A deal still being played has no replay; a person of another table (not in the group)
+    gets none; a group member without a seat only once the match is over."""
+    table = await seat_four(core)
+    table = await play_moves(core, table, 3, face_down=True)
+    status, data = await get_replay(client, table, PEOPLE[0].user_id, 1)
+    assert (status, data) == (403, {"error": "That deal is not over yet."})
+    while core.match_of(table).deal_number == 1:
+        table = await play_moves(core, table, 1, face_down=True)
+    for deal in (2, 0, 99):
+        status, data = await get_replay(client, table, PEOPLE[0].user_id, deal)
+        assert (status, data) == (403, {"error": "That deal is not over yet."})
+    for bad in ("x", "", "-1", "12345"):
+        assert (await get_replay(client, table, PEOPLE[0].user_id, bad))[0] == 400
+    status, data = await get_replay(client, table, STRANGER, 1)
+    assert (status, data) == (403, {"error": "You have no seat at this table."})
+    status, data = await get_replay(client, table, WATCHER, 1)
+    assert status == 403
+    assert data == {"error": "The group can watch replays once the match is over."}
+    text = json.dumps(data)
+    assert not any(str(c) in text for c in CARDS)
+    # The match over, the group may watch it, deal by deal.
+    table = await finish_match(core, table)
+    status, data = await get_replay(client, table, WATCHER, 1)
+    assert status == 200 and data["replay"]["seat"] is None and data["replay"]["match_over"]
+    deals = data["replay"]["deals"]
+    status, data = await get_replay(client, table, WATCHER, deals)
+    assert status == 200 and data["replay"]["deal"] == deals
+    status, data = await get_replay(client, table, STRANGER, 1)
+    assert status == 403
+
+
+async def finish_match(core: Core, table: TableRecord) -> TableRecord:
+    """Play on until the match is over."""
+    while core.match_of(table).to_move is not None:
+        table = await play_moves(core, table, 1, face_down=False)
+    assert table.status == TableStatus.FINISHED
+    return table
+
+
+async def test_the_coachs_marks_show_on_the_askers_seat_only(
+    core: Core, client: TestClient[web.Request, web.Application], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anna asked the coach about deal 1: the replay shows its marks at the plays it judged
+    (what she played, what the expert would have, the cost), to her; her partner sees none.
+    (The review is made up, so that the deal has a mistake whatever the cards.)"""
+    core.analyses = Analyses(lambda: None)
+    table = await seat_four(core)
+    while core.match_of(table).deal_number == 1:
+        table = await play_moves(core, table, 1, face_down=True)
+    history = core.match_of(table).history
+    anna = [i for i, text in enumerate(history) if Action.parse(text).seat == 0]
+    mistakes = []
+    for ply in (anna[-1], anna[1]):  # the biggest first, as the coach gives them
+        played = Action.parse(history[ply])
+        better = Action.make(0, Verb.LEAD, (CARDS[0],))  # what the expert says is not checked
+        mistakes.append(
+            Mistake(ply, 99, played, better, Outlook(20.0, 0.25), Outlook(33.0, 0.6), 0.3)
+        )
+
+    def review(record: Any, seat: int, **_: Any) -> DealReview:
+        return DealReview(seat, 1, 8, tuple(mistakes))
+
+    monkeypatch.setattr(coach_service, "review_deal", review)
+    user = PEOPLE[0].user_id
+    response = await client.post(
+        "/api/coach", params={"table": table.id}, headers=auth(user), json={"deal": 1}
+    )
+    assert (await response.json())["ok"] is True
+    await core.analyses.idle()
+    await settle(core)
+    status, data = await get_replay(client, table, user, 1)
+    assert status == 200
+    tricks = data["replay"]["tricks"]
+    shown = [(k, m) for k in tricks for m in k["marks"]]
+    assert [m["ply"] for _, m in shown] == [anna[1], anna[-1]]  # in the order played
+    for trick, mark in shown:
+        played = Action.parse(history[mark["ply"]])
+        assert any(p["ply"] == mark["ply"] and p["seat"] == 0 for p in trick["plays"])
+        assert mark["seat_cards"] == [str(c) for c in played.cards] and mark["better"] == ["6♠"]
+        # The chat review's wording: trick number, what was played, the cost, the chances.
+        assert mark["text"].startswith(f"Trick {trick['number']}: you ")
+        assert "about 13 card points more" in mark["text"]
+        assert "25% after your play, 60% after the expert's" in mark["text"]
+    assert tricks[-1]["marks"] and not tricks[0]["marks"]  # the last play, in the last trick
+    assert data["replay"]["coached"] is True
+    partner = await get_replay(client, table, PEOPLE[2].user_id, 1)
+    assert not any(k["marks"] for k in partner[1]["replay"]["tricks"])
+    assert partner[1]["replay"]["coached"] is False
+
+
+async def test_the_deals_result_leads_to_its_replay_in_the_chat_and_in_the_page(
+    core: Core, client: TestClient[web.Request, web.Application], messenger: FakeMessenger
+) -> None:
+    table = await seat_four(core)
+    while core.match_of(table).deal_number == 1:
+        table = await play_moves(core, table, 1, face_down=False)
+    await settle(core)
+    link = f'<a href="https://t.me/kozel_bot/table?startapp=r{table.id}_1">▶️ Replay</a>'
+    results = [t for t in messenger.texts(GROUP.chat_id) if "Deal 1 is over" in t]
+    assert results and results[-1].endswith("\n" + link)
+    player = (await get_state(client, table, PEOPLE[0].user_id))["state"]["deal_end"]
+    assert player["replay"] == "▶️ Replay"
+    watcher = (await get_state(client, table, WATCHER))["state"]["deal_end"]
+    assert watcher["replay"] is None  # the match goes on: no replay for the group yet
+
+
+async def test_a_hand_shown_in_the_page_is_not_edited_until_the_page_is_gone(
+    core: Core, client: TestClient[web.Request, web.Application], messenger: FakeMessenger
+) -> None:
+    """Ann plays with the page open: her hand message is not edited at any card (hers or
+    the others'), while Bob's is; when she closes the page it is edited once, to the hand
+    she holds then."""
+    table = await seat_four(core)
+    ann = person_at(table, 0)
+    hands = {seat: table.seats[seat].hand_message_id for seat in (0, 1)}
+    assert all(hands.values())
+    stream = await client.get("/api/events", params={"table": table.id}, headers=auth(ann))
+    await read_state(stream)
+    before = {seat: messenger.messages[m].edits for seat, m in hands.items() if m}
+    played: list[str] = []
+    for _ in range(12):  # three tricks: Ann's own moves and everyone else's
+        table = await reload(core, table)
+        match = core.match_of(table)
+        seat = match.to_move
+        assert seat is not None
+        action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
+        if seat == 0:  # from the page
+            body = {
+                "ply": match.ply,
+                "verb": str(action.verb),
+                "cards": [str(c) for c in action.cards],
+            }
+            answer = await client.post(
+                "/api/move", params={"table": table.id}, headers=auth(ann), json=body
+            )
+            assert (await answer.json())["ok"] is True
+            played += [str(c) for c in action.cards]
+        else:
+            await play_moves(core, table, 1, face_down=False)
+        await settle(core)
+    assert len(played) >= 2
+    ann_hand = messenger.messages[hands[0] or 0]
+    assert ann_hand.edits == before[0]  # not one edit while the page showed her hand
+    assert messenger.messages[hands[1] or 0].edits > before[1]  # Bob has no page open
+    assert table.seats[0].hand_message_id == hands[0]  # and no new message either
+    stream.close()
+    deadline = time.monotonic() + 10
+    while ann_hand.edits == before[0] and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+        await settle(core)
+    assert ann_hand.edits == before[0] + 1  # brought up to date once
+    held = core.match_of(await reload(core, table)).view(0).hand
+    shown = {b.text.strip("()★") for row in ann_hand.screen.buttons for b in row}
+    assert {str(c) for c in held} <= shown and not set(played) & shown  # the hand she holds
+    await asyncio.sleep(0.3)
+    await settle(core)
+    assert ann_hand.edits == before[0] + 1
+
+
+async def test_share_prepares_the_result_card_once_the_match_is_over(
+    core: Core, members: Members
+) -> None:
+    """POST /api/share: refused while the match goes on and for a stranger; once it is
+    over, the card (variant, chat, winners, goat, the table's link) is prepared for the
+    caller and its id comes back."""
+    cards: list[ShareCard] = []
+
+    async def prepare(card: ShareCard) -> str | None:
+        cards.append(card)
+        return f"prep-{len(cards)}"
+
+    app = web.Application()
+    app.add_routes(MiniApp(core, TOKEN, members=members, prepare=prepare).routes())
+    async with TestClient(TestServer(app)) as client:
+        table = await seat_four(core)
+
+        async def share(user: int) -> tuple[int, dict[str, Any]]:
+            response = await client.post(
+                "/api/share", params={"table": table.id}, headers=auth(user)
+            )
+            return response.status, await response.json()
+
+        assert await share(PEOPLE[1].user_id) == (
+            200,
+            {"ok": False, "text": "The match is not over yet.", "id": None},
+        )
+        table = await finish_match(core, table)
+        status, data = await share(STRANGER)
+        assert data == {"ok": False, "text": "You have no seat at this table.", "id": None}
+        assert not cards
+        for user in (PEOPLE[1].user_id, WATCHER):  # a player, a member of the group
+            status, data = await share(user)
+            assert status == 200 and data["ok"] is True and data["id"] == f"prep-{len(cards)}"
+            card = cards[-1]
+            assert card.user_id == user
+            assert card.text.startswith("🐐 <b>Street Kozel</b> · Kozel club\n🏆")
+            assert "/newgame" not in card.text
+            awards = [p for d in core.match_of(table).deal_results for p in d.defeat_points]
+            assert ("⚡ The moment: in deal" in card.text) == (max(awards) >= 4), card.text
+            assert "The goat" in card.text and card.url == (
+                f"https://t.me/kozel_bot/table?startapp={table.id}"
+            )

@@ -18,12 +18,12 @@ export class ServerError extends Error {
 }
 
 export function connect({ initData, table }) {
-  const url = (path) => `${path}?table=${encodeURIComponent(table)}`;
+  const url = (path, more = "") => `${path}?table=${encodeURIComponent(table)}${more}`;
 
-  async function call(method, path, body) {
+  async function call(method, path, body, more = "") {
     const headers = { [HEADER]: initData };
     if (body) headers["Content-Type"] = "application/json";
-    const response = await fetch(url(path), {
+    const response = await fetch(url(path, more), {
       method, headers, body: body ? JSON.stringify(body) : undefined,
     });
     let data = null;
@@ -77,6 +77,8 @@ export function connect({ initData, table }) {
     back: () => call("POST", "api/back"),
     coach: (deal) => call("POST", "api/coach", { deal }),
     alive: () => call("POST", "api/alive"),
+    share: () => call("POST", "api/share"),
+    replay: (deal) => call("GET", "api/replay", null, `&deal=${encodeURIComponent(deal)}`),
     stream,
   };
 }

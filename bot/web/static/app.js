@@ -4,6 +4,7 @@
 
 import { connect } from "./api.js";
 import * as model from "./model.js";
+import { startReplay } from "./replay.js";
 import { createView } from "./view.js";
 
 const webApp = (window.Telegram && window.Telegram.WebApp) || null;
@@ -16,7 +17,8 @@ let queue = Promise.resolve(); // the player's calls, one after another (a tap n
 let stream = null; // the open event stream's AbortController
 let timer = null; // {left, at}: the mover's seconds left when the state came, and when
 
-const api = connect(model.launch(location.hash, location.search, webApp));
+const launched = model.launch(location.hash, location.search, webApp);
+const api = connect(launched);
 const view = createView(root, {
   tap: (card) => tap(card),
   move: (action) => {
@@ -29,6 +31,12 @@ const view = createView(root, {
   toggleLast: () => update({ ...page, showLast: !page.showLast }),
   dismiss: (number) => update({ ...page, dismissed: number }),
   swept: (key) => update({ ...page, swept: key }),
+  // Telegram's script keeps the initData over this load (the fragment is not needed).
+  // "📤 Share": the bot prepares the result card, Telegram lets the player pick the chat.
+  share: () => act(() => api.share().then(shareCard)),
+  canShare: () => supports("8.0") && typeof webApp.shareMessage === "function",
+  fullscreen: () => toggleFullscreen(),
+  replay: (deal) => location.assign(`app?table=${encodeURIComponent(page.state.table)}&replay=${deal}`),
 });
 
 // ------------------------------------------------------------------ Telegram
@@ -53,11 +61,32 @@ function themeFromFragment() {
   }
 }
 
+// Full screen on phones whose Telegram can (8.0); elsewhere the page stays as it was opened.
+const canFullscreen = () => supports("8.0") && ["ios", "android"].includes(webApp.platform);
+
+function toggleFullscreen() {
+  if (!canFullscreen()) return;
+  if (webApp.isFullscreen) webApp.exitFullscreen();
+  else webApp.requestFullscreen();
+}
+
+function showFullscreen() {
+  const on = Boolean(webApp && webApp.isFullscreen);
+  view.fullscreen(canFullscreen(), on, model.say(strings, on ? "exit_fullscreen" : "fullscreen"));
+}
+
 function setUpTelegram() {
   applyTheme();
   if (!webApp) return;
   webApp.onEvent("themeChanged", applyTheme);
   webApp.onEvent("viewportChanged", relayout);
+  webApp.onEvent("fullscreenChanged", () => {
+    showFullscreen();
+    relayout(); // the safe areas changed with it
+  });
+  webApp.onEvent("fullscreenFailed", () => showFullscreen());
+  webApp.onEvent("safeAreaChanged", relayout);
+  webApp.onEvent("contentSafeAreaChanged", relayout);
   if (supports("7.7")) webApp.disableVerticalSwipes(); // a swipe on the table must not close it
   webApp.ready();
   webApp.expand();
@@ -111,6 +140,15 @@ function answered(data) {
   accept(data.state);
 }
 
+function shareCard(data) {
+  if (!data.ok) {
+    toast(data.text);
+    haptic("refused");
+    return;
+  }
+  webApp.shareMessage(data.id);
+}
+
 /** A tap counts at once for the cue; it is sent once the taps before it are answered, and
  * only while the move it was meant for is still awaited (a quick second tap on a card the
  * first one played is dropped, not refused). */
@@ -162,6 +200,7 @@ async function load() {
   try {
     const data = await api.state();
     strings = data.strings;
+    showFullscreen();
     document.documentElement.lang = data.lang || document.documentElement.lang;
     document.title = data.state.title;
     accept(data.state);
@@ -205,7 +244,7 @@ function stopStream() {
 // Open and visible: the stream is open. Hidden: it is closed, and the bot notifies again.
 document.addEventListener("visibilitychange", () => {
   if (document.hidden) stopStream();
-  else load();
+  else if (!launched.replay) load(); // a replay has nothing live
 });
 
 // The page's sign of life while it is shown: the bot tells the player's turn here instead of
@@ -218,4 +257,15 @@ setInterval(() => view.tick(secondsLeft()), 250);
 addEventListener("resize", relayout);
 
 setUpTelegram();
-load();
+// Telegram's back button leads from a replay back to the table it was opened from.
+const backButton = supports("6.1") ? webApp.BackButton : null;
+if (launched.replay) {
+  startReplay(root, api, Number(launched.replay), { applyTheme, toast });
+  if (backButton && history.length > 1) {
+    backButton.onClick(() => history.back());
+    backButton.show();
+  }
+} else {
+  if (backButton) backButton.hide();
+  load();
+}

@@ -31,10 +31,19 @@ export function launch(hash, search, webApp) {
   const fragment = new URLSearchParams(hash.replace(/^#/, ""));
   const query = new URLSearchParams(search);
   const unsafe = (webApp && webApp.initDataUnsafe) || {};
+  const start = startParam(unsafe.start_param || fragment.get("tgWebAppStartParam") || "");
+  const table = query.get("table");
   return {
     initData: (webApp && webApp.initData) || fragment.get("tgWebAppData") || "",
-    table: query.get("table") || unsafe.start_param || fragment.get("tgWebAppStartParam") || "",
+    table: table || start.table,
+    replay: query.get("replay") || (table ? null : start.replay),
   };
+}
+
+/** A direct link's start parameter: a table (`<id>`) or a deal's replay (`r<id>_<deal>`). */
+function startParam(start) {
+  const replay = /^r(\d+)_(\d+)$/.exec(start);
+  return replay ? { table: replay[1], replay: replay[2] } : { table: start, replay: null };
 }
 
 // ------------------------------------------------------------------ the page's state

@@ -54,6 +54,7 @@ export function createView(root, on) {
         node.classList.toggle("low", left !== null && left < 10);
       }
     },
+    fullscreen: (can, on, label) => drawFullscreen(parts.full, can, on, label),
     /** The page's size changed (a new viewport): everything is placed again. */
     resized() {
       for (const name of Object.keys(drawn)) delete drawn[name];
@@ -67,6 +68,15 @@ export function createView(root, on) {
   };
 }
 
+/** The full-screen button: shown where the client can, saying what a tap does. */
+function drawFullscreen(button, can, on, label) {
+  button.hidden = !can;
+  button.textContent = on ? "⤡" : "⤢";
+  button.setAttribute("aria-pressed", on ? "true" : "false");
+  button.setAttribute("aria-label", label);
+  button.title = label;
+}
+
 function skeleton(root, on) {
   const parts = {
     title: el("div", { class: "title", id: "title" }),
@@ -77,13 +87,15 @@ function skeleton(root, on) {
     sweep: el("div", { class: "sweep", "aria-hidden": "true" }),
     caption: el("div", { class: "caption", id: "caption" }),
     last: el("button", { class: "last", id: "last-trick", type: "button", onclick: () => on.toggleLast() }),
+    // Full screen, where the client can (Telegram 8.0 on a phone): app.js shows and names it.
+    full: el("button", { class: "last full", id: "fullscreen", type: "button", hidden: true, onclick: () => on.fullscreen() }),
     overlay: el("div", { class: "overlay", id: "deal-result", role: "dialog", hidden: true }),
     strip: el("div", { class: "strip", id: "strip", "aria-live": "polite" }),
     hand: el("div", { class: "hand", id: "hand" }),
     actions: el("div", { class: "actions", id: "actions" }),
   };
   parts.felt = el("section", { class: "felt", id: "felt" },
-    parts.stock, parts.chips, parts.trick, parts.sweep, parts.caption, parts.last, parts.overlay);
+    parts.stock, parts.chips, parts.trick, parts.sweep, parts.caption, parts.last, parts.full, parts.overlay);
   root.replaceChildren(
     el("header", { class: "top" }, parts.title, parts.score), parts.felt, parts.strip, parts.hand, parts.actions,
   );
@@ -284,8 +296,11 @@ function drawOverlay(box, state, strings, dealShown, on) {
   if (state.closed_text) blocks.push(el("p", { class: "heading", id: "closed", text: state.closed_text }));
   if (state.match_text) {
     const [heading, ...lines] = state.match_text.split("\n");
+    const share = on.canShare() && state.match_over && strings.share
+      ? el("div", { class: "buttons" }, el("button", { type: "button", id: "share", onclick: () => on.share(), text: strings.share }))
+      : null;
     blocks.push(el("div", { class: "result", id: "match-result" },
-      el("h2", { text: heading }), ...lines.map((line) => el("p", { text: line }))));
+      el("h2", { text: heading }), ...lines.map((line) => el("p", { text: line })), share));
   }
   if (dealShown && state.deal_end) {
     const end = state.deal_end;
@@ -297,6 +312,9 @@ function drawOverlay(box, state, strings, dealShown, on) {
     const buttons = [];
     if (end.coach) {
       buttons.push(el("button", { type: "button", class: "secondary", id: "coach", onclick: () => on.coach(end.number), text: model.say(strings, "coach") }));
+    }
+    if (end.replay) {
+      buttons.push(el("button", { type: "button", class: "secondary", id: "replay", onclick: () => on.replay(end.number), text: end.replay }));
     }
     if (!state.match_over) {
       buttons.push(el("button", { type: "button", id: "next-deal", onclick: () => on.dismiss(end.number), text: model.say(strings, "next_deal") }));

@@ -44,13 +44,19 @@ describe("words", () => {
 describe("launch", () => {
   it("takes initData and the table from Telegram's script first", () => {
     const webApp = { initData: "auth=1", initDataUnsafe: { start_param: "42" } };
-    assert.deepEqual(model.launch("", "", webApp), { initData: "auth=1", table: "42" });
+    assert.deepEqual(model.launch("", "", webApp), { initData: "auth=1", table: "42", replay: null });
+  });
+
+  it("opens a replay from its start parameter or its query", () => {
+    const webApp = { initData: "auth=1", initDataUnsafe: { start_param: "r42_3" } };
+    assert.deepEqual(model.launch("", "", webApp), { initData: "auth=1", table: "42", replay: "3" });
+    assert.deepEqual(model.launch("", "?table=7&replay=2", { initData: "a" }), { initData: "a", table: "7", replay: "2" });
   });
 
   it("falls back to the fragment, and the query names the table", () => {
     const hash = "#tgWebAppData=user%3D1%26hash%3Dx&tgWebAppStartParam=9";
-    assert.deepEqual(model.launch(hash, "?table=5", null), { initData: "user=1&hash=x", table: "5" });
-    assert.deepEqual(model.launch(hash, "", { initData: "" }), { initData: "user=1&hash=x", table: "9" });
+    assert.deepEqual(model.launch(hash, "?table=5", null), { initData: "user=1&hash=x", table: "5", replay: null });
+    assert.deepEqual(model.launch(hash, "", { initData: "" }), { initData: "user=1&hash=x", table: "9", replay: null });
   });
 });
 
