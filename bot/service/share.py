@@ -84,7 +84,7 @@ def result_card(
     head = f"🐐 <b>{escape(variant)}</b>" + (f" · {escape(chat_title)}" if chat_title else "")
     # The group's own hint ("Play again with /newgame …") means nothing in another chat.
     again = t._("Play again with /newgame · the ladder: /top")
-    text = match_result_text(t, result=result, view=view, seats=seats)
+    text = match_result_text(t, result=result, view=view, seats=seats, options=match.options)
     lines = [head, *(line for line in text.splitlines() if line != again)]
     moment = _moment(t, match, seats)
     if moment:

@@ -176,3 +176,26 @@ def test_the_mini_apps_info_line_marks_a_deal_after_eggs() -> None:
     state = seat_state(page, now=0.0)
     assert state["title"] == "Moscow Kozel · ⚙️ eggs double the next deal · ✖️4 · Club"
     assert state["out_at"] == 12
+
+
+def test_the_shared_result_card_names_the_house_rules() -> None:
+    """The card a player shares from the Mini App says the match was played to 6."""
+    from types import SimpleNamespace
+
+    from bot.service.ports import Person
+    from bot.service.share import result_card
+
+    match = Match.new("moscow", players=2, seed=3, options=Options(goat_at=6))
+    while not match.is_over:
+        match.apply(match.legal_actions()[0])
+    core = SimpleNamespace(settings=SimpleNamespace(public_url="", webapp_name=""))
+    card = result_card(
+        get_translator("en"),
+        core,
+        7,
+        match,
+        SEATS[:2],
+        "Kozel club",
+        Person(1, "Anna"),  # type: ignore[arg-type]
+    )
+    assert "match to 6" in card.text, card.text
