@@ -287,3 +287,14 @@ CREATE TABLE updates (
 );
 CREATE INDEX updates_taken ON updates (taken_at);
 """
+
+V11 = """
+ALTER TABLE outbox ADD COLUMN buttons TEXT;
+CREATE TABLE next_game (
+    chat_id    BIGINT NOT NULL,
+    thread_id  BIGINT NOT NULL DEFAULT 0,
+    user_id    BIGINT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (chat_id, thread_id, user_id)
+);
+"""

@@ -312,3 +312,14 @@ CREATE TABLE updates (
 );
 CREATE INDEX updates_taken ON updates (taken_at);
 """
+
+SCHEMA_V11 = """
+ALTER TABLE outbox ADD COLUMN buttons TEXT;
+CREATE TABLE next_game (
+    chat_id    INTEGER NOT NULL,
+    thread_id  INTEGER NOT NULL DEFAULT 0,
+    user_id    INTEGER NOT NULL,
+    created_at REAL    NOT NULL,
+    PRIMARY KEY (chat_id, thread_id, user_id)
+) WITHOUT ROWID;
+"""
