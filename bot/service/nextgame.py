@@ -75,7 +75,8 @@ async def _toggle(
 
 async def announce(core: Core, table: TableRecord) -> None:
     """A table opened: each person signed up in its chat (topic) hears of it once, in
-    private, unless seated at it already; every sign-up there is used up."""
+    private, unless seated at it already; their sign-ups are used up. The sign-up of someone
+    I cannot write to (they never started the bot) waits for a table after they do."""
     signed = await core.storage.signups.of(table.chat_id, table.thread_id)
     if not signed:
         return
@@ -84,9 +85,11 @@ async def announce(core: Core, table: TableRecord) -> None:
     owed: dict[int, list[Owed]] = {}
     for user_id in signed:
         user = await core.storage.users.get(user_id)
-        if user_id in seated or user is None:
+        if user_id in seated:
             owed[user_id] = []  # at the table already: nothing to tell
             continue
+        if user is None or not user.can_message:
+            continue  # kept until they start the bot: a message now would only fail
         t = user_t(user)
         text = next_table_line(t, title)
         owed[user_id] = [

@@ -90,6 +90,12 @@ async def test_two_workers_pressing_rematch_at_once_open_one_lobby(
     answer = await rematch.again(two, again(finished.id, ANN))
     assert answer.text == "A new table is already open in this chat (see above)."
     assert await one.storage.tables.newest_id(GROUP.chat_id) == table.id
+    # Bob will not play again: the Leave under his private line gives his seat up.
+    private = ChatInfo(BOB.user_id, "Bob", is_private=True)
+    leave = Press(Callback(table.id, 0, Op.LEAVE), BOB, private, no)
+    assert (await lobby.leave(two, leave)).text == "You left the table."
+    fresh = await one.storage.tables.get(table.id)
+    assert fresh is not None and [s.name for s in fresh.seats] == ["Ann", "Ivan"]
 
 
 async def test_presses_that_are_not_a_players_change_nothing(

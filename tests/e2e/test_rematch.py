@@ -11,7 +11,7 @@ from fakebot.models import StoredMessage
 from fakebot.server import FakeTelegram
 from fakebot.users import SimUser
 
-from .driver import BOTH_BACKENDS, ENV_FAST, MATCH_OVER, Table, op_of, open_table
+from .driver import BOTH_BACKENDS, ENV_FAST, MATCH_OVER, Table, op_of, open_table, rows
 
 pytestmark = [pytest.mark.e2e]
 
@@ -155,6 +155,7 @@ async def test_next_game_tells_each_sign_up_once_in_private(
     said = await command(fake, table, vera, "/nextgame")  # taken back
     assert "you will not hear" in (said.text or "")
     await command(fake, table, anna, "/nextgame")  # she opens the table herself: no word
+    await bot.restart()  # the sign-ups are the chat's, not the process's
 
     await table.open(anna, "moscow")
     told = await fake.wait_for_message(boris, lambda m: (m.text or "").startswith("🔔"))
@@ -172,6 +173,9 @@ async def test_next_game_tells_each_sign_up_once_in_private(
     await table.open(vera, "street")
     await asyncio.sleep(1.0)  # what the sender owes has long gone by now
     assert [len(news(fake, u)) for u in (anna, boris, vera)] == [0, 1, 0]
+    # Gleb could not be told: his sign-up waits until he starts the bot.
+    assert news(fake, gleb) == []
+    assert rows(bot.db, "SELECT user_id FROM next_game") == [(gleb.id,)]
 
     # The bell on a closed lobby signs up again, for the table after the open one.
     answer = await boris.press_button(table.group, closed.message_id, contains="🔔")
