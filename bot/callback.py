@@ -51,6 +51,8 @@ class Op(StrEnum):
     SETTINGS = "set"
     KICK = "kick"  # remove a seated person (the /kick menu)
     COACH = "coach"  # "How did I play?" about a deal (the version field is the deal)
+    AGAIN = "again"  # a rematch of a finished table (under its result)
+    NEXT = "next"  # tell me when the next table opens in this chat (topic)
 
 
 # Ops whose answer replaces the message they sit on (menus): such a press must come from a

@@ -32,6 +32,9 @@ def help_screen(t: Translator, *, private: bool) -> Screen:
     # Command names are not translated: they are what people type.
     commands = {
         "newgame": t._("open a table (ziege, street or moscow)"),
+        "nextgame": t._(
+            "hear in private when the next table opens here (send it again to take it back)"
+        ),
         "cancel": t._("cancel the table (the player who opened it, or an admin)"),
         "score": t._("the standings of the running match"),
         "rules": t._("the rules of each variant"),

@@ -14,12 +14,14 @@ from html import escape
 
 from kozel_rules.card import Card
 
+from ..callback import Callback, Op
 from ..render.hand import hand_closed_screen, hand_screen
 from ..render.lobby import lobby_closed_text
+from ..render.next_table import tell_me_label
 from ..render.table import table_screen
-from ..screen import Screen
+from ..screen import Button, Screen
 from ..storage import Actor, LogEntry, LogKind, OutboxKind, Owed, TableRecord, TableStatus
-from . import closing, feed, house_rules, turns, webapp
+from . import closing, feed, house_rules, post_buttons, turns, webapp
 from .admin import topic_gone
 from .coach import coach_button
 from .core import Core
@@ -37,7 +39,7 @@ async def deliver(core: Core, item: Owed) -> list[Owed]:
         assert item.text is not None
         thread_id = await _thread_of(core, item)
         try:
-            return await _post(core, item, Screen(item.text), thread_id)
+            return await _post(core, item, post_buttons.screen(core, item), thread_id)
         except TopicGone:
             assert item.table_id is not None  # only a table's posts go to a topic
             log.info("the topic of table %s is gone: a post is dropped", item.table_id)
@@ -79,6 +81,7 @@ async def _post(core: Core, item: Owed, screen: Screen, thread_id: int | None) -
                     table_id=item.table_id,
                     over=item.message_id,
                     after=again,
+                    buttons=item.buttons,
                 )
             ]
     await core.messenger.send(item.chat_id, screen, notify=item.notify, thread_id=thread_id)
@@ -155,7 +158,9 @@ async def _lobby(core: Core, table_id: int, item: Owed) -> list[Owed]:
         await _remember(core, table_id, _forget_lobby)
         return feed.delete(table.chat_id, table.lobby_message_id)
     else:
-        screen = Screen(lobby_closed_text(t))
+        # A lobby that closed: who still wants to play hears of the next table.
+        tell_me = Button(tell_me_label(t), Callback(table_id, 0, Op.NEXT).encode())
+        screen = Screen.of(lobby_closed_text(t), [[tell_me]])
     try:
         # A new table is news: its lobby comes with a notification.
         sent = await _show(

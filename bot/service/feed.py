@@ -25,6 +25,7 @@ from ..i18n import Translator
 from ..render.labels import SeatInfo
 from ..render.ladder import replay_html
 from ..render.lobby import lobby_screen
+from ..render.next_table import result_buttons
 from ..render.results import deal_result_text, match_result_text
 from ..screen import Screen
 from ..storage import OutboxKind, Owed, Priority, TableRecord
@@ -32,14 +33,12 @@ from . import house_rules
 from .change import Change
 from .core import Core
 from .people import chat_t, seat_infos
+from .post_buttons import encode
+from .post_buttons import join_link as join_link  # where the lobby has always found it
 
 # How many ``hand_interval``s the hand of a player who has just played waits at most for its
 # next change when the bot is busy (about a trick at a human pace): one edit instead of two.
 PLAYED_WAIT = 3.0
-
-
-def join_link(core: Core, table_id: int) -> str:
-    return f"https://t.me/{core.settings.bot_username}?start=j{table_id}"
 
 
 def seating_key(table: TableRecord) -> str:
@@ -145,19 +144,23 @@ def post(
     notify: bool = True,
     over: int | None = None,
     after: float = 0.0,
+    buttons: str | None = None,
+    priority: Priority = Priority.TURN,  # a result is never shed
 ) -> Owed:
     """A message sent once. ``over``: a message it replaces by an edit (a deal's result
     takes the place of that deal's table), sent anew only if that one is gone. ``after``:
-    not before then (epoch seconds)."""
+    not before then (epoch seconds). ``buttons``: ``post_buttons.encode``'s, about
+    ``table_id``."""
     return Owed(
         OutboxKind.POST,
         chat_id,
-        Priority.TURN,  # a result is never shed
+        priority,
         table_id,
         text=text,
         notify=notify and over is None,
         message_id=over,
         not_before=after,
+        buttons=buttons,
     )
 
 
@@ -214,7 +217,9 @@ async def after_change(
             text = match_result_text(
                 t, result=event.result, view=view, seats=seats, options=match.options
             )
-            owed.append(post(table.chat_id, text, table_id=table.id))
+            # Its buttons cost no message: a rematch, or word of the next table.
+            buttons = encode(result_buttons(t))
+            owed.append(post(table.chat_id, text, table_id=table.id, buttons=buttons))
     trick_over = any(isinstance(event, TrickTaken) for event in change.events)
     owed.append(group_table(core, table, urgent=trick_over))
     owed += _hands_after(core, table, match, change, before)

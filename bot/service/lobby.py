@@ -17,6 +17,7 @@ from kozel_rules.variant import VARIANTS, get_variant
 from ..i18n import Translator
 from ..render.labels import COMPUTER_NAMES
 from ..render.lobby import players_needed_text, seated_screen
+from ..render.next_table import started_text
 from ..render.rules_text import variant_name
 from ..storage import (
     Actor,
@@ -33,6 +34,7 @@ from . import feed, house_rules, turns
 from .change import Change
 from .commit import save_change
 from .core import Core
+from .nextgame import START_PAYLOAD, announce
 from .people import chat_record, chat_t, chat_title, remember, seat_of_user, user_t
 from .ports import ChatInfo, Person, Shared
 from .reply import IsMember, Press, Reply, nobody
@@ -90,6 +92,7 @@ async def new_game(
             )
     core.wake_sender()
     turns.wake(core, timers)
+    await announce(core, table)
     return Reply()
 
 
@@ -349,6 +352,8 @@ async def start_private(
     user = await remember(core, person, private=True)
     t = user_t(user)
     await _resend_hand(core, person.user_id)
+    if payload == START_PAYLOAD:  # opened from /nextgame's link: word can come now
+        return Reply(started_text(t))
     found = _DEEP_LINK.fullmatch(payload)
     if found is None:
         if payload:  # a link that is not ours, or mangled

@@ -78,6 +78,11 @@ class Chats:
             await conn.execute(
                 "UPDATE matches SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
             )
+            # Who asked to hear of the next table asked it of the group, whatever its id.
+            await conn.execute("DELETE FROM next_game WHERE chat_id = ?", (new_chat_id,))
+            await conn.execute(
+                "UPDATE next_game SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
+            )
             # Deletions name messages of the old group: in the new one they would hit others.
             await conn.execute(
                 "DELETE FROM outbox WHERE chat_id = ? AND kind = 'delete'", (old_chat_id,)

@@ -36,6 +36,7 @@ from bot.storage.sqlite_schema import (
     SCHEMA_V9,
     SCHEMA_V10,
     SCHEMA_V11,
+    SCHEMA_V12,
 )
 
 
@@ -112,6 +113,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "house rules: a table's and a stored match's options",
         SCHEMA_V11,
         postgres=pg_schema.V11,
+    ),
+    Migration(
+        12,
+        "a post's buttons; who asked to hear of a chat's next table",
+        SCHEMA_V12,
+        postgres=pg_schema.V12,
     ),
 )
 

@@ -56,19 +56,20 @@ class Owed:
     version: int = 0
     attempts: int = 0
     created_at: float = 0.0  # when it was first owed (a mark: since when it waits)
+    buttons: str | None = None  # a post's buttons (JSON, read by the service that wrote it)
 
 
 _COLUMNS = (
     "id, kind, chat_id, table_id, seat, priority, renew, text, message_id, notify, "
-    "not_before, attempts, version, created_at"
+    "not_before, attempts, version, created_at, buttons"
 )
 
 # Marks of one message merge: the earliest time wins, except over a selection's echo, which a
 # later change (a play) takes the place of: that change says when (it may wait longer).
 _INSERT = """
 INSERT INTO outbox (kind, chat_id, table_id, seat, priority, renew, text, message_id, notify,
-                    not_before, created_at)
-VALUES (?, ?, ?, ?, ?, CASE WHEN ? THEN 1 ELSE 0 END, ?, ?, ?, ?, ?)
+                    not_before, created_at, buttons)
+VALUES (?, ?, ?, ?, ?, CASE WHEN ? THEN 1 ELSE 0 END, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (kind, table_id, seat) WHERE kind IN ('table', 'hand', 'lobby') DO UPDATE SET
     chat_id = excluded.chat_id,
     priority = CASE WHEN excluded.priority < outbox.priority THEN excluded.priority
@@ -98,6 +99,7 @@ async def owe(conn: Conn, items: Iterable[Owed], now: float) -> None:
             int(item.notify),
             item.not_before,
             now,
+            item.buttons,
         )
         for item in items
     ]
@@ -121,6 +123,7 @@ def _item(row: Row) -> Owed:
         version=int(row["version"]),
         attempts=int(row["attempts"]),
         created_at=float(row["created_at"]),
+        buttons=opt_str(row["buttons"]),
     )
 
 

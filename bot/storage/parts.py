@@ -13,6 +13,7 @@ from bot.storage.facts import Facts
 from bot.storage.ladder import Ladder
 from bot.storage.leases import Leases
 from bot.storage.outbox import Outbox
+from bot.storage.signups import Signups
 from bot.storage.tables import Tables
 from bot.storage.timed import TimedDatabase
 from bot.storage.timers import Timers
@@ -35,6 +36,7 @@ class Repositories:
         self.leases = Leases(db)
         self.timers = Timers(db)
         self.updates = Updates(db)
+        self.signups = Signups(db)
         self.facts = Facts(db)
 
     @property

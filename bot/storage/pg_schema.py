@@ -292,3 +292,15 @@ V11 = """
 ALTER TABLE game_tables ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
 ALTER TABLE matches ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
 """
+
+# a post's buttons; who asked to hear of a chat's next table
+V12 = """
+ALTER TABLE outbox ADD COLUMN buttons TEXT;
+CREATE TABLE next_game (
+    chat_id    BIGINT NOT NULL,
+    thread_id  BIGINT NOT NULL DEFAULT 0,
+    user_id    BIGINT NOT NULL,
+    created_at DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (chat_id, thread_id, user_id)
+);
+"""

@@ -7,7 +7,7 @@ coroutine; every write is one transaction and is durable when it returns.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from bot.storage.facts import Facts
@@ -93,6 +93,10 @@ class TableRepo(Protocol):
     ) -> TableRecord | None:
         """The lobby/playing table of a chat's topic (``thread_id`` None: the chat's table
         outside topics, or in a forum's General topic)."""
+        ...
+
+    async def newest_id(self, chat_id: int, thread_id: int | None = None) -> int | None:
+        """The id of the chat's (topic's) latest table in any state; None if it had none."""
         ...
 
     async def active_in_chat(self, chat_id: int) -> list[TableRecord]:
@@ -363,6 +367,18 @@ class TimerRepo(Protocol):
     async def tables(self) -> set[int]: ...
 
 
+class SignupRepo(Protocol):
+    """Who asked to hear of a chat's (topic's) next table (see ``signups``)."""
+
+    async def toggle(self, chat_id: int, thread_id: int | None, user_id: int) -> bool: ...
+
+    async def of(self, chat_id: int, thread_id: int | None) -> list[int]: ...
+
+    async def take(
+        self, chat_id: int, thread_id: int | None, owed: Mapping[int, Sequence[Owed]]
+    ) -> list[int]: ...
+
+
 class UpdateRepo(Protocol):
     """The Telegram updates taken lately (see ``updates``)."""
 
@@ -428,6 +444,9 @@ class Storage(Protocol):
 
     @property
     def updates(self) -> UpdateRepo: ...
+
+    @property
+    def signups(self) -> SignupRepo: ...
 
     @property
     def facts(self) -> Facts:

@@ -319,3 +319,15 @@ SCHEMA_V11 = """
 ALTER TABLE game_tables ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
 ALTER TABLE matches ADD COLUMN options TEXT NOT NULL DEFAULT '{}';
 """
+
+# A post's buttons; who asked to hear of a chat's next table.
+SCHEMA_V12 = """
+ALTER TABLE outbox ADD COLUMN buttons TEXT;
+CREATE TABLE next_game (
+    chat_id    INTEGER NOT NULL,
+    thread_id  INTEGER NOT NULL DEFAULT 0,
+    user_id    INTEGER NOT NULL,
+    created_at REAL    NOT NULL,
+    PRIMARY KEY (chat_id, thread_id, user_id)
+) WITHOUT ROWID;
+"""

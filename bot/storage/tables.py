@@ -108,6 +108,16 @@ class Tables:
             )
         return tables[-1] if tables else None
 
+    async def newest_id(self, chat_id: int, thread_id: int | None = None) -> int | None:
+        """The id of the chat's (topic's) latest table, in any state (None: it had none)."""
+        async with self._db.read() as conn:
+            row = await conn.fetchone(
+                "SELECT max(id) AS id FROM game_tables "
+                "WHERE chat_id = ? AND coalesce(thread_id, 0) = ?",
+                (chat_id, thread_id or 0),
+            )
+        return None if row is None or row["id"] is None else int(row["id"])
+
     async def active_in_chat(self, chat_id: int) -> list[TableRecord]:
         async with self._db.read() as conn:
             return await _load(conn, f"chat_id = ? AND status IN {_ACTIVE_SQL}", (chat_id,))

@@ -20,7 +20,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError, 
 
 from .. import callback
 from ..screen import Screen, fit_html, fit_plain, plain
-from ..service import admin, info, lobby, settings, status
+from ..service import admin, info, lobby, nextgame, settings, status
 from ..service.core import Core
 from ..service.people import remember, user_t
 from ..service.ports import ChatInfo, Person, Shared
@@ -163,6 +163,11 @@ async def newgame_command(update: Update, context: Context) -> None:
     answer = await lobby.new_game(
         core_of(context), chat_of(update), person_of(update), variant, words
     )
+    await reply(context, update.effective_message, answer)
+
+
+async def nextgame_command(update: Update, context: Context) -> None:
+    answer = await nextgame.command(core_of(context), chat_of(update), person_of(update))
     await reply(context, update.effective_message, answer)
 
 

@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from ..callback import Op
-from ..service import admin, coach, ladder, lobby, lobby_options, moves, settings
+from ..service import (
+    admin,
+    coach,
+    ladder,
+    lobby,
+    lobby_options,
+    moves,
+    nextgame,
+    rematch,
+    settings,
+)
 from ..service.core import Core
 from ..service.info import rules_press
 from ..service.menu import on_menu
@@ -29,6 +39,8 @@ ROUTES: dict[Op, PressCase] = {
     Op.CLEAR: moves.clear,
     Op.BACK: moves.back,
     Op.COACH: coach.press,
+    Op.AGAIN: rematch.again,
+    Op.NEXT: nextgame.press,
     # Menus: their answer replaces the message pressed, so it must be that menu.
     Op.RULES: on_menu(rules_press),
     Op.LANGUAGE: on_menu(settings.language_press),
