@@ -13,6 +13,7 @@ from bot.storage.facts import Facts
 from bot.storage.ladder import Ladder
 from bot.storage.leases import Leases
 from bot.storage.outbox import Outbox
+from bot.storage.releases import Releases
 from bot.storage.tables import Tables
 from bot.storage.timed import TimedDatabase
 from bot.storage.timers import Timers
@@ -36,6 +37,11 @@ class Repositories:
         self.timers = Timers(db)
         self.updates = Updates(db)
         self.facts = Facts(db)
+        self.releases = Releases(db)
+
+    async def oldest_live_release(self) -> int | None:
+        """The oldest release a live worker runs (None: none is alive); see ``releases``."""
+        return await self.releases.oldest_live()
 
     @property
     def is_closed(self) -> bool:

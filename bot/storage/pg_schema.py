@@ -287,3 +287,13 @@ CREATE TABLE updates (
 );
 CREATE INDEX updates_taken ON updates (taken_at);
 """
+
+V11 = """
+CREATE TABLE worker_releases (
+    holder     TEXT PRIMARY KEY,
+    release    INTEGER NOT NULL,
+    version    TEXT NOT NULL,
+    started_at DOUBLE PRECISION NOT NULL,
+    expires_at DOUBLE PRECISION NOT NULL
+);
+"""

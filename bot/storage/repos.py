@@ -29,6 +29,7 @@ from bot.storage.records import (
     TableRecord,
     UserRecord,
 )
+from bot.storage.releases import LiveWorker
 from bot.storage.timers import Timer
 from bot.storage.updates import Taken
 
@@ -375,6 +376,20 @@ class UpdateRepo(Protocol):
     async def forget(self, before: float) -> int: ...
 
 
+class ReleaseRepo(Protocol):
+    """Which release each live worker runs (see ``releases``)."""
+
+    async def announce(self, holder: str, release: int, version: str, seconds: float) -> None: ...
+
+    async def retire(self, holder: str) -> None: ...
+
+    async def live(self) -> list[LiveWorker]: ...
+
+    async def oldest_live(self) -> int | None: ...
+
+    async def forget_expired(self, before: float) -> int: ...
+
+
 class ProcessLock(Protocol):
     """A lock on the database that lives as long as its holder's process: the system frees it
     the moment the process dies (a PostgreSQL session's advisory lock, a file lock beside the
@@ -428,6 +443,19 @@ class Storage(Protocol):
 
     @property
     def updates(self) -> UpdateRepo: ...
+
+    @property
+    def releases(self) -> ReleaseRepo: ...
+
+    async def oldest_live_release(self) -> int | None:
+        """The oldest release a live worker of this database runs (None: no worker is alive);
+        a live holder that never said its release counts as v0.30 (``releases``)."""
+        ...
+
+    async def migrate(self) -> list[int]:
+        """Bring the schema up to date (after ``open_storage(..., migrate=False)``); the
+        versions applied."""
+        ...
 
     @property
     def facts(self) -> Facts:

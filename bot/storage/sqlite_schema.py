@@ -312,3 +312,16 @@ CREATE TABLE updates (
 );
 CREATE INDEX updates_taken ON updates (taken_at);
 """
+
+# Which release each running worker is (``releases``): a release may write what the one before
+# it cannot read only once no worker of that one is alive. A row is renewed while its worker
+# runs and ages out after ``expires_at``; a clean stop deletes it.
+SCHEMA_V11 = """
+CREATE TABLE worker_releases (
+    holder     TEXT PRIMARY KEY,
+    release    INTEGER NOT NULL,
+    version    TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    expires_at REAL NOT NULL
+) WITHOUT ROWID;
+"""
