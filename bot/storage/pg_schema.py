@@ -296,4 +296,8 @@ CREATE TABLE worker_releases (
     started_at DOUBLE PRECISION NOT NULL,
     expires_at DOUBLE PRECISION NOT NULL
 );
+CREATE TABLE schema_readers (
+    version        INTEGER PRIMARY KEY,
+    oldest_release INTEGER NOT NULL
+);
 """

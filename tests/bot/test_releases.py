@@ -3,13 +3,20 @@ nothing) is found by the leases and timer claims it holds. Both backends."""
 
 from __future__ import annotations
 
+import logging
+
+import aiosqlite
+import asyncpg
+import pytest
 from storage_targets import Target
 from test_shared_workers import seat_table
 
 from bot.release import RELEASE
 from bot.service.lease import Workers
 from bot.service.releases import Announcer, previous_release_alive
-from bot.storage import Timer
+from bot.storage import SchemaError, Timer
+from bot.storage.migrations import MIGRATIONS, Migration, apply_migrations
+from bot.storage.pg_migrate import apply_pg_migrations
 from bot.storage.releases import UNREGISTERED
 
 
@@ -90,3 +97,56 @@ async def test_a_worker_is_said_before_its_lease_and_outlives_it(target: Target)
         assert await store.oldest_live_release() == UNREGISTERED
     finally:
         await store.close()
+
+
+NEWER = "CREATE TABLE newer_release_thing (x INTEGER)"
+
+
+async def migrate_as_newer_release(target: Target, *, contracts: bool) -> None:
+    """What the next release's first worker does: its own migration, recorded as its own."""
+    newer = (
+        *MIGRATIONS,
+        Migration(len(MIGRATIONS) + 1, "next", NEWER, postgres=NEWER, contracts=contracts),
+    )
+    if target.is_postgres:
+        conn = await asyncpg.connect(target.where)
+        try:
+            await apply_pg_migrations(conn, newer, release=RELEASE + 1)
+        finally:
+            await conn.close()
+        return
+    conn = await aiosqlite.connect(target.where, isolation_level=None)
+    try:
+        await apply_migrations(conn, newer, release=RELEASE + 1)
+    finally:
+        await conn.close()
+
+
+async def test_a_worker_restarted_mid_upgrade_runs_on_the_next_releases_schema(
+    target: Target, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An expand-only migration of the next release leaves this one able to start (its
+    worker restarted in the middle of the upgrade); it runs there without migrating."""
+    await (await target.open()).close()
+    await migrate_as_newer_release(target, contracts=False)
+    caplog.set_level(logging.WARNING, logger="bot.storage")
+    store = await target.open()
+    try:
+        assert await store.tables.active() == []  # it works on the newer schema
+    finally:
+        await store.close()
+    assert any("newer than this code" in r.getMessage() for r in caplog.records)
+    readers = await target.query("SELECT version, oldest_release FROM schema_readers ORDER BY 1")
+    assert [tuple(r) for r in readers][-2:] == [
+        (len(MIGRATIONS), RELEASE - 1),  # this release's: the one before may run on it
+        (len(MIGRATIONS) + 1, RELEASE),  # the next one's: this one may
+    ]
+
+
+async def test_a_contracting_migration_of_the_next_release_keeps_this_one_out(
+    target: Target,
+) -> None:
+    await (await target.open()).close()
+    await migrate_as_newer_release(target, contracts=True)
+    with pytest.raises(SchemaError, match="newer than this code"):
+        await target.open()
