@@ -17,7 +17,8 @@ from collections.abc import Awaitable, Callable
 
 from ..metrics import TIMER_LATENESS, TIMERS_DUE, TIMERS_LATE
 from ..storage import StorageUnavailable, Timer, TimerRepo
-from .ports import Due, DueKind
+from ..storage.timers import KINDS
+from .ports import Due
 from .retry import until_stored
 from .turns import due_of
 
@@ -29,9 +30,8 @@ SKIPPED_WAIT = 0.05  # due timers another worker holds locked: look again shortl
 
 
 LATE = 1.0  # seconds after its due time a timer counts as late
-# The kinds this release runs: a timer of another kind (a newer release's) waits for a worker
-# that knows it, neither claimed nor deleted here.
-KINDS = tuple(kind.value for kind in DueKind)
+# Claimed are only the kinds this release runs (``storage.timers.KINDS``, ``DueKind``'s
+# values): a timer of another kind (a newer release's) waits for a worker that knows it.
 
 
 def _count(timer: Timer) -> None:

@@ -32,9 +32,20 @@ class Timer:
 _COLUMNS = "table_id, slot, kind, ply, seat, due_at"
 
 
+KINDS = ("ai", "special", "timeout", "hurry", "expire")
+"""The timer kinds this release sets and runs (the service's ``DueKind``; a test keeps the two
+equal). A timer of another kind is a newer release's: left alone (``unknown``)."""
+_OURS = f"kind IN ({', '.join(repr(kind) for kind in KINDS)})"
+
+
 async def replace(conn: Conn, table_id: int, timers: Sequence[Timer], now: float) -> None:
-    """Make ``timers`` the table's only ones, inside the caller's transaction."""
-    await conn.execute("DELETE FROM timers WHERE table_id = ?", (table_id,))
+    """Make ``timers`` the table's only ones (of the kinds this release knows; a newer
+    release's stay, to be dropped by it when their ply is past), in the caller's transaction."""
+    slots = tuple(timer.slot for timer in timers)
+    taken = f" OR slot IN ({', '.join('?' for _ in slots)})" if slots else ""
+    await conn.execute(
+        f"DELETE FROM timers WHERE table_id = ? AND ({_OURS}{taken})", (table_id, *slots)
+    )
     await _insert(conn, table_id, timers, now)
 
 

@@ -14,9 +14,11 @@ import pytest
 from storage_targets import Target
 from test_shared_workers import seat_table
 
-from bot.service.timer_runner import KINDS, TimerRunner
+from bot.service.ports import DueKind
+from bot.service.timer_runner import TimerRunner
 from bot.storage import LogKind, OutboxKind, Owed, Priority, Timer, unknown
 from bot.storage.pg_conn import numbered
+from bot.storage.timers import KINDS
 
 
 @pytest.fixture(autouse=True)
@@ -108,10 +110,22 @@ async def test_timers_of_an_unknown_kind_are_not_claimed_and_stay(
         runner.bind(lambda due: pytest.fail(f"ran {due}"))
         assert await runner.step() == 0.5
         assert len(warnings(caplog, "timer kind 'vote'")) == 1  # said once
+        # A save that sets the table's timers replaces this release's kinds only.
+        record = await store.tables.get(table)
+        assert record is not None
+        await store.tables.save(
+            record, expected_version=record.version, timers=[Timer("ai", "ai", 4, due_at=2000.0)]
+        )
+        kinds = sorted(t.kind for t in await store.timers.of_table(table))
+        assert kinds == ["ai", "vote"]
         # A worker that knows the kind (here: any kind) runs it.
         assert [t.kind for t in await store.timers.claim("w2", 10)] == ["vote"]
     finally:
         await store.close()
+
+
+def test_the_timer_kinds_storage_keeps_are_the_ones_the_service_runs() -> None:
+    assert set(KINDS) == {kind.value for kind in DueKind}
 
 
 async def test_log_lines_of_an_unknown_kind_or_actor_are_skipped_when_read(
