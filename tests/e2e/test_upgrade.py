@@ -7,8 +7,8 @@ then worker B. Play goes on through both: no press lost or answered twice, every
 answered within 10 s, no move applied twice, no deal result posted twice, no update left
 undelivered, every table moving after each replacement.
 
-Polling (SQLite): this tree started beside the previous release waits for the database's lock
-without touching the schema, and migrates only once the old process is gone.
+Polling (SQLite and PostgreSQL): this tree started beside the previous release waits for the
+database's lock without touching the schema, and migrates only once the old process is gone.
 
 The previous release runs from its own files (``git archive`` of its commit) with this venv's
 Python: ``PYTHONPATH`` puts its ``bot`` first (checked: it never says its release in the
@@ -327,35 +327,62 @@ WAITING = "the database is in use by another running bot"
 READY = "unfinished tables resumed"
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 async def test_a_polling_bot_waits_for_the_old_one_before_it_migrates(
-    fake_telegram: FakeTelegram, bot_process: BotProcessFactory, old_tree: Path
+    fake_telegram: FakeTelegram,
+    bot_process: BotProcessFactory,
+    old_tree: Path,
+    backend: str,
+    request: pytest.FixtureRequest,
 ) -> None:
     fake = fake_telegram
-    old = bot_process(env=ENV_FAST, name="old")
+    old, new = bot_process(env=ENV_FAST, name="old"), bot_process(env=ENV_FAST, name="new")
     old.cwd = old_tree
+    new.db_path = old.db_path
+    cluster: PgCluster | None = None
+    if backend == "postgres":  # the lock is a session's advisory lock there
+        cluster = request.getfixturevalue("pg_cluster")
+        url = await cluster.create_database(empty=True)
+        for process in (old, new):
+            process.database_url = process.db = url
+    db = str(old.db)
+    try:
+        await _polling_upgrade(fake, old, new, db, backend)
+    finally:
+        for process in (old, new):
+            await process.aclose()  # before the database goes
+        if cluster is not None:
+            await cluster.drop_database(db)
+
+
+async def _polling_upgrade(
+    fake: FakeTelegram, old: BotProcess, new: BotProcess, db: str, backend: str
+) -> None:
+    def version() -> int:
+        if backend == "postgres":
+            return count(db, "SELECT max(version) FROM schema_version")
+        return count(db, "PRAGMA user_version")
+
     await old.start()
     host = fake.add_user("Host")
     group = fake.add_group("Kozel club", [host], admins=[host])
     table = Table(fake, group)
     await table.start_private(host)
     await table.open(host, "street")
-    db = old.db_path
-    before = count(str(db), "PRAGMA user_version")
+    before = version()
     assert before == latest_version() - 1
 
-    new = bot_process(env=ENV_FAST, name="new")
-    new.db_path = db
     await new.start(until_polling=False)
     await fake.wait_for(lambda: WAITING in new.log_text(), timeout=30, what="the new one waiting")
     # While it waits, the old bot works on the schema it knows, untouched.
     await table.add_computer(host, "random")
     await asyncio.sleep(1.0)
-    assert count(str(db), "PRAGMA user_version") == before
+    assert version() == before
     assert READY not in new.log_text()
 
     assert await old.stop() == 0
     await fake.wait_for(lambda: READY in new.log_text(), timeout=30, what="the new one to run")
-    assert count(str(db), "PRAGMA user_version") == latest_version()
+    assert version() == latest_version()
     # The new release serves the old one's lobby (shown anew, or the same message).
     await asyncio.sleep(1.0)
     lobbies = [m for m in fake.messages(group) if any("Join" in b.text for b in m.buttons)]
