@@ -176,14 +176,11 @@ def check_not_newer(current: int, migrations: Sequence[Migration]) -> None:
         )
 
 
-READERS_SINCE = 11  # the first schema version ``schema_readers`` records
-
-
 async def record_readers(conn: Conn, migration: Migration, release: int = RELEASE) -> None:
     """Inside the migration's transaction: the oldest release that may run on the schema
     after it. The release before this one (``release``) may, unless the migration
     ``contracts``; never one that could not run on the version before."""
-    if migration.version < READERS_SINCE:
+    if not await _has_readers(conn):  # a version before the table (11) has no row
         return
     oldest = release if migration.contracts else release - 1
     row = await conn.fetchone(
@@ -217,7 +214,7 @@ async def may_run_on(
     if current <= newest:
         return True
     row = None
-    if newest >= READERS_SINCE and await _has_readers(conn):
+    if await _has_readers(conn):
         row = await conn.fetchone(
             "SELECT oldest_release FROM schema_readers WHERE version = ?", (current,)
         )
