@@ -15,6 +15,7 @@ from ..i18n import Translator
 from ..render.house_rules import WORDS, bad_option_text, options_later_text
 from ..storage import ChatRecord, TableRecord
 from .core import Core
+from .releases import previous_release_alive
 
 _SETTINGS_KEY = "options"  # in ChatRecord.settings: {variant: Options.to_json()}
 
@@ -115,5 +116,4 @@ async def for_variant(core: Core, table: TableRecord, variant: Variant) -> dict[
 async def options_allowed_now(core: Core) -> bool:
     """Whether a table with options other than the defaults may be opened now: every worker
     that may take its updates has to play them (an older release would play the defaults)."""
-    del core
-    return True  # wired to the release registry at merge
+    return not await previous_release_alive(core.storage)

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 
 from ..metrics import TIMER_LATENESS, TIMERS_DUE, TIMERS_LATE
 from ..storage import StorageUnavailable, Timer, TimerRepo
+from ..storage.timers import KINDS
 from .ports import Due
 from .retry import until_stored
 from .turns import due_of
@@ -29,6 +30,8 @@ SKIPPED_WAIT = 0.05  # due timers another worker holds locked: look again shortl
 
 
 LATE = 1.0  # seconds after its due time a timer counts as late
+# Claimed are only the kinds this release runs (``storage.timers.KINDS``, ``DueKind``'s
+# values): a timer of another kind (a newer release's) waits for a worker that knows it.
 
 
 def _count(timer: Timer) -> None:
@@ -80,16 +83,18 @@ class TimerRunner:
         room = RUNNING - len(self._running)
         if room <= 0:
             return self.poll  # a timer that ends wakes the loop
-        later = await self.timers.next_time()
+        later = await self.timers.next_time(kinds=KINDS)
         if later is not None and later <= time.time():
-            claimed = await self.timers.claim(self.holder, self.claim_seconds, limit=room)
+            claimed = await self.timers.claim(
+                self.holder, self.claim_seconds, limit=room, kinds=KINDS
+            )
             for timer in claimed:
                 _count(timer)
                 task = asyncio.create_task(self._fire(timer), name=f"timer {timer.slot}")
                 self._running.add(task)
             if not claimed:
                 return SKIPPED_WAIT  # another worker is claiming them right now
-            later = await self.timers.next_time()
+            later = await self.timers.next_time(kinds=KINDS)
         wait = self.poll
         if later is not None:
             wait = min(wait, later - time.time())

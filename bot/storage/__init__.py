@@ -55,6 +55,7 @@ from bot.storage.repos import (
     LeaseRepo,
     OutboxRepo,
     ProcessLock,
+    ReleaseRepo,
     SignupRepo,
     Storage,
     TableRepo,
@@ -73,12 +74,14 @@ def is_postgres_url(target: str | os.PathLike[str]) -> bool:
     return isinstance(target, str) and target.startswith(POSTGRES_SCHEMES)
 
 
-async def open_storage(target: str | os.PathLike[str]) -> Storage:
+async def open_storage(target: str | os.PathLike[str], *, migrate: bool = True) -> Storage:
     """Open the store ``target`` names, bringing its schema up to date: a PostgreSQL database
-    for a ``postgresql://`` URL, else the SQLite file at that path (created, WAL mode)."""
+    for a ``postgresql://`` URL, else the SQLite file at that path (created, WAL mode). Not
+    ``migrate``: the schema is left as it is until ``storage.migrate()`` (the polling bot
+    migrates only once it holds the process lock, not under a bot that still runs)."""
     if is_postgres_url(target):
-        return await PostgresStorage.open(str(target))
-    return await SqliteStorage.open(os.fspath(target))
+        return await PostgresStorage.open(str(target), migrate=migrate)
+    return await SqliteStorage.open(os.fspath(target), migrate=migrate)
 
 
 __all__ = [
@@ -111,6 +114,7 @@ __all__ = [
     "Rater",
     "Rating",
     "RatingChange",
+    "ReleaseRepo",
     "SchemaError",
     "SeasonRecord",
     "SeatRecord",

@@ -65,9 +65,15 @@ class SqliteDatabase:
 
     @classmethod
     async def open(
-        cls, path: str, *, synchronous: str = "FULL", clock: Clock = time.time
+        cls,
+        path: str,
+        *,
+        synchronous: str = "FULL",
+        clock: Clock = time.time,
+        migrate: bool = True,
     ) -> SqliteDatabase:
-        """Open (creating if needed) the database at ``path`` and bring its schema up to date.
+        """Open (creating if needed) the database at ``path`` and bring its schema up to date
+        (unless not ``migrate``: then ``migrate()`` does, later).
 
         ``":memory:"`` gives a private in-memory database (no WAL), handy in tests.
         """
@@ -90,7 +96,8 @@ class SqliteDatabase:
                 raise StorageError(f"could not switch {path!r} to WAL journal mode (got {mode!r})")
             await conn.execute(f"PRAGMA synchronous = {synchronous}")
             await conn.execute("PRAGMA foreign_keys = ON")
-            await apply_migrations(conn)
+            if migrate:
+                await apply_migrations(conn)
         except sqlite3.Error as exc:  # a folder or file it may read but not write, say
             await conn.close()
             raise _unopenable(path, exc) from exc
@@ -106,6 +113,16 @@ class SqliteDatabase:
             await conn.close()
             raise
         return cls(conn, path=path, clock=clock, reader=reader)
+
+    async def migrate(self) -> list[int]:
+        """Bring the schema up to date (see ``open``); the versions applied."""
+        async with self._lock:
+            if self._conn is None:
+                raise StorageError("storage is closed")
+            try:
+                return await apply_migrations(self._conn)
+            except sqlite3.Error as exc:
+                raise _unopenable(self.path, exc) from exc
 
     async def close(self) -> None:
         """Close the connections (waiting for running operations first). Safe to call twice."""

@@ -7,19 +7,24 @@ applied completely or not at all, and re-reading ``user_version`` inside that tr
 applying idempotent even when two processes open the same file at once.
 
 To change the schema, append a ``Migration`` with the next version number; never edit one that
-has shipped. Each one carries its PostgreSQL twin too (``postgres``, the same change in
-PostgreSQL's types, kept in ``pg_schema``; ``pg_migrate`` applies those), so both backends run
-the same versions.
+has shipped, and keep to CONTRIBUTING.md (expand first: the release before runs on the new
+schema during an upgrade). From version 11 on, ``schema_readers`` records with each version
+the oldest release that may run on it: a worker of the release before, restarted in the middle
+of an upgrade, starts on the newer schema instead of refusing it. Each one carries its
+PostgreSQL twin too (``postgres``, the same change in PostgreSQL's types, kept in
+``pg_schema``; ``pg_migrate`` applies those), so both backends run the same versions.
 """
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import aiosqlite
 
+from bot.release import RELEASE
 from bot.storage import pg_schema
 from bot.storage.conn import Conn
 from bot.storage.errors import SchemaError
@@ -37,7 +42,10 @@ from bot.storage.sqlite_schema import (
     SCHEMA_V10,
     SCHEMA_V11,
     SCHEMA_V12,
+    SCHEMA_V13,
 )
+
+log = logging.getLogger("bot.storage")
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,9 @@ class Migration:
     postgres: str = ""
     """The same change for PostgreSQL (a script run as one, with ``$$``-quoted bodies as
     needed). Required wherever ``sql`` is set."""
+    contracts: bool = False
+    """It drops or changes what the release before this one reads (allowed a release after
+    the change that made it unused): that release may no longer run on the schema after it."""
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -120,6 +131,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         SCHEMA_V12,
         postgres=pg_schema.V12,
     ),
+    Migration(
+        13,
+        "each worker says its release (a release waits for the previous one's last worker)",
+        SCHEMA_V13,
+        postgres=pg_schema.V13,
+    ),
 )
 
 
@@ -173,17 +190,76 @@ def check_not_newer(current: int, migrations: Sequence[Migration]) -> None:
         )
 
 
+async def record_readers(conn: Conn, migration: Migration, release: int = RELEASE) -> None:
+    """Inside the migration's transaction: the oldest release that may run on the schema
+    after it. The release before this one (``release``) may, unless the migration
+    ``contracts``; never one that could not run on the version before."""
+    if not await _has_readers(conn):  # a version before the table (11) has no row
+        return
+    oldest = release if migration.contracts else release - 1
+    row = await conn.fetchone(
+        "SELECT oldest_release FROM schema_readers WHERE version = ?", (migration.version - 1,)
+    )
+    if row is not None:
+        oldest = max(oldest, int(row[0]))
+    await conn.execute(
+        "INSERT INTO schema_readers (version, oldest_release) VALUES (?, ?)",
+        (migration.version, oldest),
+    )
+
+
+async def _has_readers(conn: Conn) -> bool:
+    """Whether ``schema_readers`` exists (a version set by hand, or a broken file, has none)."""
+    if conn.dialect.name == "postgresql":
+        row = await conn.fetchone("SELECT to_regclass('schema_readers') IS NOT NULL", ())
+    else:
+        row = await conn.fetchone(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_readers'"
+        )
+    return row is not None and bool(row[0])
+
+
+async def may_run_on(
+    conn: Conn, current: int, migrations: Sequence[Migration], release: int = RELEASE
+) -> bool:
+    """Whether this code may run on schema version ``current``: not newer than its own, or
+    newer but readable by ``release`` (``schema_readers``). Raises ``SchemaError`` if not."""
+    newest = latest_version(migrations)
+    if current <= newest:
+        return True
+    row = None
+    if await _has_readers(conn):
+        row = await conn.fetchone(
+            "SELECT oldest_release FROM schema_readers WHERE version = ?", (current,)
+        )
+    if row is None or release < int(row[0]):
+        check_not_newer(current, migrations)  # raises
+    log.warning(
+        "database schema version %d is newer than this code (%d), and release %d may run on "
+        "it: running without migrating (an upgrade under way: finish it)",
+        current,
+        newest,
+        release,
+    )
+    return True
+
+
 async def apply_migrations(
-    conn: aiosqlite.Connection, migrations: Sequence[Migration] = MIGRATIONS
+    conn: aiosqlite.Connection,
+    migrations: Sequence[Migration] = MIGRATIONS,
+    release: int = RELEASE,
 ) -> list[int]:
     """Bring the database up to the last migration; returns the versions applied (often none).
+    A newer schema is left as it is if ``release`` may run on it (``may_run_on``).
 
     ``conn`` must be in autocommit mode (``isolation_level=None``): each migration manages its
     own transaction.
     """
     check_sequence(migrations)
     current = await user_version(conn)
-    check_not_newer(current, migrations)
+    if current > latest_version(migrations):
+        await may_run_on(SqliteConn(conn), current, migrations, release)
+        return []
     applied: list[int] = []
     for migration in migrations:
         if migration.version <= current:
@@ -203,6 +279,7 @@ async def apply_migrations(
                 await conn.execute(statement)
             if migration.run is not None:
                 await migration.run(SqliteConn(conn))
+            await record_readers(SqliteConn(conn), migration, release)
             # PRAGMA does not take parameters; the value is an int from our own table.
             await conn.execute(f"PRAGMA user_version = {int(migration.version)}")
             await conn.commit()

@@ -15,6 +15,7 @@ from enum import IntEnum, StrEnum
 
 from bot.storage.conn import Conn, Database, Row
 from bot.storage.rows import opt_int, opt_str
+from bot.storage.unknown import skipped, sql_list
 
 
 class OutboxKind(StrEnum):
@@ -36,6 +37,15 @@ class Priority(IntEnum):
     WAITING = 3  # players who only wait (their own cards changed, or they just played)
     ECHO = 4  # a hand showing the presser's own selection (their press's answer said it)
     CLEANUP = 5  # deletions of old messages
+
+
+# Rows of a kind or a priority this release does not know (a newer release wrote them) are
+# neither sent nor dropped here: they wait for a worker that knows them (``unknown``).
+_KNOWN = (
+    f"kind IN ({sql_list(tuple(k.value for k in OutboxKind))}) "
+    f"AND priority IN ({sql_list(tuple(int(p) for p in Priority))})"
+)
+UNKNOWN_LOOK = 30.0  # seconds between looks for rows this release does not know
 
 
 @dataclass
@@ -130,6 +140,7 @@ def _item(row: Row) -> Owed:
 class Outbox:
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._unknown_looked = float("-inf")
 
     async def add(self, items: Sequence[Owed]) -> None:
         async with self._db.write() as conn:
@@ -147,6 +158,9 @@ class Outbox:
         async with self._db.read() as conn:
             due = await _due(conn, now, limit)
             held, at = await _later(conn, now)
+            if now - self._unknown_looked >= UNKNOWN_LOOK:
+                self._unknown_looked = now
+                await _say_unknown(conn)
         return due, held, at
 
     async def held(self, now: float) -> dict[tuple[int, int | None], int]:
@@ -213,7 +227,8 @@ class Outbox:
 
 async def _due(conn: Conn, now: float, limit: int) -> list[Owed]:
     rows = await conn.fetchall(
-        f"SELECT {_COLUMNS} FROM outbox WHERE not_before <= ? ORDER BY priority, id LIMIT ?",
+        f"SELECT {_COLUMNS} FROM outbox WHERE not_before <= ? AND {_KNOWN} "
+        "ORDER BY priority, id LIMIT ?",
         (now, limit),
     )
     return [_item(row) for row in rows]
@@ -224,7 +239,7 @@ async def _later(conn: Conn, now: float) -> tuple[dict[tuple[int, int | None], i
     of it becomes due (``Outbox.next_time``)."""
     rows = await conn.fetchall(
         "SELECT chat_id, table_id, kind, min(id) AS first, min(not_before) AS at "
-        "FROM outbox WHERE not_before > ? GROUP BY chat_id, table_id, kind",
+        f"FROM outbox WHERE not_before > ? AND {_KNOWN} GROUP BY chat_id, table_id, kind",
         (now,),
     )
     held = {
@@ -233,3 +248,11 @@ async def _later(conn: Conn, now: float) -> tuple[dict[tuple[int, int | None], i
         if row["kind"] == "post"
     }
     return held, min((float(row["at"]) for row in rows), default=None)
+
+
+async def _say_unknown(conn: Conn) -> None:
+    rows = await conn.fetchall(
+        f"SELECT DISTINCT kind, priority FROM outbox WHERE NOT ({_KNOWN}) LIMIT 20"
+    )
+    for row in rows:
+        skipped("outbox row (kind, priority)", (str(row["kind"]), int(row["priority"])))

@@ -13,6 +13,7 @@ from bot.storage.facts import Facts
 from bot.storage.ladder import Ladder
 from bot.storage.leases import Leases
 from bot.storage.outbox import Outbox
+from bot.storage.releases import Releases
 from bot.storage.signups import Signups
 from bot.storage.tables import Tables
 from bot.storage.timed import TimedDatabase
@@ -38,6 +39,11 @@ class Repositories:
         self.updates = Updates(db)
         self.signups = Signups(db)
         self.facts = Facts(db)
+        self.releases = Releases(db)
+
+    async def oldest_live_release(self) -> int | None:
+        """The oldest release a live worker runs (None: none is alive); see ``releases``."""
+        return await self.releases.oldest_live()
 
     @property
     def is_closed(self) -> bool:

@@ -90,11 +90,13 @@ class PgDatabase:
         local_clock: Clock = time.time,
         min_size: int = 0,
         max_size: int = 8,
+        migrate: bool = True,
     ) -> PgDatabase:
         """Connect to the database at ``url`` (``postgresql://user@host/db``) and bring its
-        schema up to date. ``clock``: a fixed clock (tests); by default the server's, read
-        through ``local_clock``. No connection is kept open for its own sake (``min_size``
-        0): while the server is away, nothing tries to reconnect but the bot's own work."""
+        schema up to date (unless not ``migrate``: then ``migrate()`` does, later). ``clock``:
+        a fixed clock (tests); by default the server's, read through ``local_clock``. No
+        connection is kept open for its own sake (``min_size`` 0): while the server is away,
+        nothing tries to reconnect but the bot's own work."""
         pool: asyncpg.Pool | None = None
         try:
             pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size)
@@ -108,7 +110,8 @@ class PgDatabase:
         try:
             db = cls(pool, url=url, clock=clock)
             try:
-                await apply_pg_migrations(first)
+                if migrate:
+                    await apply_pg_migrations(first)
                 if db._server_clock is not None:
                     db._server_clock.local = local_clock
                     await db._server_clock.read(first)
@@ -118,6 +121,14 @@ class PgDatabase:
             await pool.close()
             raise
         return db
+
+    async def migrate(self) -> list[int]:
+        """Bring the schema up to date (see ``open``); the versions applied."""
+        pool = self._pool
+        if pool is None:
+            raise StorageError("storage is closed")
+        async with pool.acquire() as conn:
+            return await apply_pg_migrations(conn)
 
     async def close(self) -> None:
         """Close the pool (waiting for running transactions first). Safe to call twice."""

@@ -11,8 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from bot.release import RELEASE
 from bot.storage.errors import SchemaError
-from bot.storage.migrations import MIGRATIONS, Migration, check_not_newer, check_sequence
+from bot.storage.migrations import (
+    MIGRATIONS,
+    Migration,
+    check_sequence,
+    latest_version,
+    may_run_on,
+    record_readers,
+)
 from bot.storage.pg_conn import PgConn
 
 if TYPE_CHECKING:
@@ -38,21 +46,27 @@ async def schema_version(conn: Connection) -> int:
 
 
 async def apply_pg_migrations(
-    conn: Connection, migrations: Sequence[Migration] = MIGRATIONS
+    conn: Connection, migrations: Sequence[Migration] = MIGRATIONS, release: int = RELEASE
 ) -> list[int]:
-    """Bring the database up to the last migration; returns the versions applied (often none)."""
+    """Bring the database up to the last migration; returns the versions applied (often none).
+    A newer schema is left as it is if ``release`` may run on it (``may_run_on``)."""
     check_sequence(migrations)
     for migration in migrations:
         if migration.sql and not migration.postgres:
             raise SchemaError(f"migration {migration.version} has no PostgreSQL script")
-    check_not_newer(await schema_version(conn), migrations)
+    current = await schema_version(conn)
+    if current > latest_version(migrations):
+        await may_run_on(PgConn(conn), current, migrations, release)
+        return []
     applied: list[int] = []
     for migration in migrations:
         async with conn.transaction():
             await conn.execute("SELECT pg_advisory_xact_lock($1)", LOCK_KEY)
             await conn.execute(_VERSION_TABLE)
             current = await schema_version(conn)
-            check_not_newer(current, migrations)
+            if current > latest_version(migrations):  # a newer release migrated meanwhile
+                await may_run_on(PgConn(conn), current, migrations, release)
+                break
             if migration.version <= current:
                 continue
             if migration.version != current + 1:
@@ -63,6 +77,7 @@ async def apply_pg_migrations(
                 await conn.execute(migration.postgres)  # no arguments: the whole script at once
             if migration.run is not None:
                 await migration.run(PgConn(conn))
+            await record_readers(PgConn(conn), migration, release)
             await conn.execute(
                 "INSERT INTO schema_version (version, name) VALUES ($1, $2)",
                 migration.version,

@@ -304,3 +304,18 @@ CREATE TABLE next_game (
     PRIMARY KEY (chat_id, thread_id, user_id)
 );
 """
+
+# Which release each worker runs; the oldest release that may run on each schema version.
+V13 = """
+CREATE TABLE worker_releases (
+    holder     TEXT PRIMARY KEY,
+    release    INTEGER NOT NULL,
+    version    TEXT NOT NULL,
+    started_at DOUBLE PRECISION NOT NULL,
+    expires_at DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE schema_readers (
+    version        INTEGER PRIMARY KEY,
+    oldest_release INTEGER NOT NULL
+);
+"""

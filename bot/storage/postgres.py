@@ -44,13 +44,18 @@ class PostgresStorage(Repositories):
         clock: Clock | None = None,
         local_clock: Clock = time.time,
         max_connections: int = 8,
+        migrate: bool = True,
     ) -> PostgresStorage:
         """Connect to ``url`` (``postgresql://user@host/db``) and bring the schema up to date.
         Times are the server's (``local_clock`` corrected by it), unless ``clock`` is given."""
         db = await PgDatabase.open(
-            url, clock=clock, local_clock=local_clock, max_size=max_connections
+            url, clock=clock, local_clock=local_clock, max_size=max_connections, migrate=migrate
         )
         return cls(db)
+
+    async def migrate(self) -> list[int]:
+        """Bring the schema up to date, if ``open`` was told not to; the versions applied."""
+        return await self._pg.migrate()
 
     @property
     def url(self) -> str:

@@ -29,6 +29,7 @@ from bot.storage.records import (
     TableRecord,
     UserRecord,
 )
+from bot.storage.releases import LiveWorker
 from bot.storage.timers import Timer
 from bot.storage.updates import Taken
 
@@ -344,13 +345,15 @@ class TimerRepo(Protocol):
 
     async def put(self, table_id: int, timers: Sequence[Timer]) -> None: ...
 
-    async def claim(self, holder: str, seconds: float, limit: int = 16) -> list[Timer]: ...
+    async def claim(
+        self, holder: str, seconds: float, limit: int = 16, *, kinds: Sequence[str] | None = None
+    ) -> list[Timer]: ...
 
     async def done(self, timer: Timer, holder: str) -> None: ...
 
     async def release(self, holder: str | None) -> None: ...
 
-    async def next_time(self) -> float | None: ...
+    async def next_time(self, *, kinds: Sequence[str] | None = None) -> float | None: ...
 
     async def pause(self, kind: str, since: float) -> bool:
         """Stop the timers of ``kind`` as of ``since``, each keeping the time it had left."""
@@ -389,6 +392,20 @@ class UpdateRepo(Protocol):
     async def give_back(self, update_id: int, holder: str) -> None: ...
 
     async def forget(self, before: float) -> int: ...
+
+
+class ReleaseRepo(Protocol):
+    """Which release each live worker runs (see ``releases``)."""
+
+    async def announce(self, holder: str, release: int, version: str, seconds: float) -> None: ...
+
+    async def retire(self, holder: str) -> None: ...
+
+    async def live(self) -> list[LiveWorker]: ...
+
+    async def oldest_live(self) -> int | None: ...
+
+    async def forget_expired(self, before: float) -> int: ...
 
 
 class ProcessLock(Protocol):
@@ -447,6 +464,19 @@ class Storage(Protocol):
 
     @property
     def signups(self) -> SignupRepo: ...
+
+    @property
+    def releases(self) -> ReleaseRepo: ...
+
+    async def oldest_live_release(self) -> int | None:
+        """The oldest release a live worker of this database runs (None: no worker is alive);
+        a live holder that never said its release counts as v0.30 (``releases``)."""
+        ...
+
+    async def migrate(self) -> list[int]:
+        """Bring the schema up to date (after ``open_storage(..., migrate=False)``); the
+        versions applied."""
+        ...
 
     @property
     def facts(self) -> Facts:

@@ -18,17 +18,29 @@ class SqliteStorage(Repositories):
         # One process holds the file (``process_lock``): its own writes are all there are.
         super().__init__(db, user_cache=300.0)
         self._path = db.path
+        self._sqlite = db
 
     @classmethod
     async def open(
-        cls, path: str, *, synchronous: str = "FULL", clock: Clock = time.time
+        cls,
+        path: str,
+        *,
+        synchronous: str = "FULL",
+        clock: Clock = time.time,
+        migrate: bool = True,
     ) -> SqliteStorage:
-        """Open (creating if needed) the database at ``path`` and bring its schema up to date.
+        """Open (creating if needed) the database at ``path`` and bring its schema up to date
+        (unless not ``migrate``: the polling bot migrates once it holds the process lock).
 
         ``":memory:"`` gives a private in-memory database (no WAL), handy in tests.
         ``synchronous`` is SQLite's (``FULL``, ``NORMAL`` or ``EXTRA``; see ``db``).
         """
-        return cls(await SqliteDatabase.open(path, synchronous=synchronous, clock=clock))
+        db = await SqliteDatabase.open(path, synchronous=synchronous, clock=clock, migrate=migrate)
+        return cls(db)
+
+    async def migrate(self) -> list[int]:
+        """Bring the schema up to date, if ``open`` was told not to; the versions applied."""
+        return await self._sqlite.migrate()
 
     @property
     def path(self) -> str:

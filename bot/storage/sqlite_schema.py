@@ -331,3 +331,22 @@ CREATE TABLE next_game (
     PRIMARY KEY (chat_id, thread_id, user_id)
 ) WITHOUT ROWID;
 """
+
+# Which release each running worker is (``releases``): a release may write what the one before
+# it cannot read only once no worker of that one is alive. A row is renewed while its worker
+# runs and ages out after ``expires_at``; a clean stop deletes it. And the oldest release that
+# may run on each schema version from this one on (``migrations``): an old worker restarted
+# in the middle of an upgrade starts on the newer schema if it is one of those.
+SCHEMA_V13 = """
+CREATE TABLE worker_releases (
+    holder     TEXT PRIMARY KEY,
+    release    INTEGER NOT NULL,
+    version    TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    expires_at REAL NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE schema_readers (
+    version        INTEGER PRIMARY KEY,
+    oldest_release INTEGER NOT NULL
+);
+"""

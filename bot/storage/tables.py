@@ -14,6 +14,7 @@ from bot.storage.ladder import Ladder
 from bot.storage.outbox import Owed
 from bot.storage.records import (
     ACTIVE_STATUSES,
+    Actor,
     LogEntry,
     LoggedEntry,
     LogKind,
@@ -38,6 +39,7 @@ from bot.storage.rows import (
     table_values,
 )
 from bot.storage.timers import Timer
+from bot.storage.unknown import skipped
 
 _ACTIVE_SQL = "(" + ", ".join(f"'{status}'" for status in ACTIVE_STATUSES) + ")"
 
@@ -58,6 +60,8 @@ PRUNE_WINDOW = 1000  # the oldest tables one prune looks at (by id: an index, no
 _ENDED_SQL = f"('{TableStatus.FINISHED}', '{TableStatus.CANCELLED}')"
 _INSERT_SEATS = insert_sql("seats", SEAT_COLUMNS)
 _INSERT_LOG = insert_sql("table_log", LOG_COLUMNS)
+_LOG_KINDS = frozenset(kind.value for kind in LogKind)  # others: a newer release's lines
+_ACTORS = frozenset(actor.value for actor in Actor)
 
 
 class Tables:
@@ -238,7 +242,13 @@ class Tables:
             params += (kind,)
         async with self._db.read() as conn:
             rows = await conn.fetchall(sql + " ORDER BY id", params)
-        return [logged_from_row(row) for row in rows]
+        entries = []
+        for row in rows:
+            if row["kind"] in _LOG_KINDS and row["by"] in _ACTORS:
+                entries.append(logged_from_row(row))
+            else:  # a newer release's line: not this one's to read
+                skipped("table log line (kind, by)", (str(row["kind"]), str(row["by"])))
+        return entries
 
 
 async def _notify(conn: Conn, table_id: int) -> None:

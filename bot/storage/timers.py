@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from bot.storage.conn import Conn, Database, Row
 from bot.storage.rows import opt_int
+from bot.storage.unknown import skipped
 
 
 @dataclass(frozen=True)
@@ -31,9 +32,20 @@ class Timer:
 _COLUMNS = "table_id, slot, kind, ply, seat, due_at"
 
 
+KINDS = ("ai", "special", "timeout", "hurry", "expire")
+"""The timer kinds this release sets and runs (the service's ``DueKind``; a test keeps the two
+equal). A timer of another kind is a newer release's: left alone (``unknown``)."""
+_OURS = f"kind IN ({', '.join(repr(kind) for kind in KINDS)})"
+
+
 async def replace(conn: Conn, table_id: int, timers: Sequence[Timer], now: float) -> None:
-    """Make ``timers`` the table's only ones, inside the caller's transaction."""
-    await conn.execute("DELETE FROM timers WHERE table_id = ?", (table_id,))
+    """Make ``timers`` the table's only ones (of the kinds this release knows; a newer
+    release's stay, to be dropped by it when their ply is past), in the caller's transaction."""
+    slots = tuple(timer.slot for timer in timers)
+    taken = f" OR slot IN ({', '.join('?' for _ in slots)})" if slots else ""
+    await conn.execute(
+        f"DELETE FROM timers WHERE table_id = ? AND ({_OURS}{taken})", (table_id, *slots)
+    )
     await _insert(conn, table_id, timers, now)
 
 
@@ -65,9 +77,24 @@ def _timer(row: Row) -> Timer:
     )
 
 
+UNKNOWN_LOOK = 30.0  # seconds between looks for timers of a kind this release cannot run
+
+
+def _kinds(kinds: Sequence[str] | None) -> tuple[str, tuple[str, ...]]:
+    """The ``AND kind IN (...)`` that keeps to ``kinds`` (none: any kind), and its values."""
+    if kinds is None:
+        return "", ()
+    return f" AND {_kind_in(kinds)}", tuple(kinds)
+
+
+def _kind_in(kinds: Sequence[str]) -> str:
+    return f"kind IN ({', '.join('?' for _ in kinds)})"
+
+
 class Timers:
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._unknown_looked = float("-inf")
 
     async def put(self, table_id: int, timers: Sequence[Timer]) -> None:
         """Set these slots of the table (others stay)."""
@@ -79,10 +106,14 @@ class Timers:
                 )
             await _insert(conn, table_id, timers, now)
 
-    async def claim(self, holder: str, seconds: float, limit: int = 16) -> list[Timer]:
+    async def claim(
+        self, holder: str, seconds: float, limit: int = 16, *, kinds: Sequence[str] | None = None
+    ) -> list[Timer]:
         """Claim up to ``limit`` due timers nobody holds (or whose claim ran out), soonest
-        first, for ``seconds``. Workers claiming at once get different rows."""
+        first, for ``seconds``. Workers claiming at once get different rows. ``kinds``: only
+        these (the ones this release can run; others wait for a release that knows them)."""
         now = self._db.clock()
+        known, params = _kinds(kinds)
         async with self._db.write() as conn:
             rows = await conn.fetchall(
                 f"""
@@ -90,11 +121,11 @@ class Timers:
                  WHERE (table_id, slot) IN (
                        SELECT table_id, slot FROM timers
                         WHERE due_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
-                          AND paused_left IS NULL
+                          AND paused_left IS NULL{known}
                         ORDER BY due_at LIMIT ?{conn.dialect.skip_locked})
                 RETURNING {_COLUMNS}
                 """,
-                (holder, now + seconds, now, now, limit),
+                (holder, now + seconds, now, now, *params, limit),
             )
         return sorted((_timer(row) for row in rows), key=lambda t: t.due_at)
 
@@ -117,16 +148,28 @@ class Timers:
                 (holder or "", holder is None),
             )
 
-    async def next_time(self) -> float | None:
+    async def next_time(self, *, kinds: Sequence[str] | None = None) -> float | None:
         """When the next timer may be claimed: the soonest due one nobody holds, or the soonest
-        claim to run out (None: no timers)."""
+        claim to run out (None: no timers). ``kinds``: only these, as in ``claim``; a timer of
+        another kind is said once (``unknown``) and left alone."""
+        known, params = _kinds(kinds)
+        now = self._db.clock()
         async with self._db.read() as conn:
             row = await conn.fetchone(
                 "SELECT (SELECT min(due_at) FROM timers "
-                "        WHERE claimed_until IS NULL AND paused_left IS NULL) AS free, "
+                f"        WHERE claimed_until IS NULL AND paused_left IS NULL{known}) AS free, "
                 "(SELECT min(claimed_until) FROM timers "
-                " WHERE claimed_until IS NOT NULL AND paused_left IS NULL) AS held"
+                f" WHERE claimed_until IS NOT NULL AND paused_left IS NULL{known}) AS held",
+                (*params, *params),
             )
+            if kinds is not None and now - self._unknown_looked >= UNKNOWN_LOOK:
+                self._unknown_looked = now
+                others = await conn.fetchall(
+                    f"SELECT DISTINCT kind FROM timers WHERE NOT ({_kind_in(kinds)}) LIMIT 20",
+                    params,
+                )
+                for other in others:
+                    skipped("timer kind", str(other["kind"]))
         if row is None:
             return None
         times = [float(v) for v in (row["free"], row["held"]) if v is not None]

@@ -29,6 +29,7 @@ from ..service.budget import Budget, Limits
 from ..service.core import Core, Settings
 from ..service.lease import Lease, Workers, holder_id
 from ..service.reach import Reach
+from ..service.releases import announced
 from ..service.restart import resume_all
 from ..service.sender import Sender
 from ..service.timer_runner import TimerRunner
@@ -82,11 +83,14 @@ async def lifespan(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
     holder = holder_id()
     async with AsyncExitStack() as stack:
         await stack.enter_async_context(_telegram(app, config, stop))
-        runtime.storage = storage = await _open_storage(config)
+        polling = config.webhook_url is None
+        # Polling migrates only once it holds the lock: never under a bot that still runs.
+        runtime.storage = storage = await _open_storage(config, migrate=not polling)
         stack.push_async_callback(storage.close)
         workers = None
-        if config.webhook_url is None:
+        if polling:
             await stack.enter_async_context(_lease(runtime, holder, stop))
+            await _migrate(storage, config)
         else:
             # Any number of workers share the database; each claims its timers and chats row
             # by row, and keeps to its share of the bot's call budget.
@@ -99,6 +103,10 @@ async def lifespan(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
             )
         # Alone, the stored timers are all this process's to run (see ``resume_all``).
         alone = workers is None or await workers.alive() == 0
+        # Said before any lease or claim is taken (an unsaid holder counts as an old release).
+        await stack.enter_async_context(
+            announced(storage, runtime.supervisor, holder, config.lease_seconds, config.lease_renew)
+        )
         core = _core(app, runtime, config, holder)
         stack.push_async_callback(core.analyses.close)  # the coach's worker process
         if workers is not None:
@@ -126,15 +134,27 @@ async def _telegram(app: App, config: Config, stop: asyncio.Event) -> AsyncItera
         await app.bot.shutdown()  # its HTTP client, if getMe never succeeded
 
 
-async def _open_storage(config: Config) -> Storage:
-    """The database, or one line saying why not and which setting names it."""
-    setting = "KOZEL_DATABASE_URL" if config.database_url else "KOZEL_DB"
+async def _open_storage(config: Config, *, migrate: bool = True) -> Storage:
+    """The database (its schema brought up to date, if ``migrate``), or one line saying why
+    not and which setting names it."""
     try:
-        return await open_storage(config.storage)
-    except SchemaError as err:
-        raise StartupError(f"{err} ({setting}; see docs/operating.md: rolling upgrade)") from None
+        return await open_storage(config.storage, migrate=migrate)
     except StorageError as err:
-        raise StartupError(f"{err} ({setting})") from None
+        raise _not_opened(err, config) from None
+
+
+async def _migrate(storage: Storage, config: Config) -> None:
+    try:
+        await storage.migrate()
+    except StorageError as err:
+        raise _not_opened(err, config) from None
+
+
+def _not_opened(err: StorageError, config: Config) -> StartupError:
+    setting = "KOZEL_DATABASE_URL" if config.database_url else "KOZEL_DB"
+    if isinstance(err, SchemaError):
+        return StartupError(f"{err} ({setting}; see docs/operating.md: rolling upgrade)")
+    return StartupError(f"{err} ({setting})")
 
 
 @asynccontextmanager

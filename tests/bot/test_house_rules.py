@@ -10,6 +10,7 @@ import pytest
 from service_fakes import GROUP, PEOPLE, FakeMessenger, press, reload, settle
 
 from bot.callback import Callback, Op
+from bot.release import RELEASE
 from bot.service import feed, house_rules, info, lobby, lobby_options, settings
 from bot.service.core import Core
 from bot.service.reply import Press
@@ -93,13 +94,11 @@ async def test_a_bad_option_opens_nothing_and_says_what_is_allowed(core: Core) -
     assert await core.storage.tables.active_for_chat(GROUP.chat_id) is None
 
 
-async def test_options_wait_while_old_workers_may_play(
-    core: Core, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    async def not_now(_: Core) -> bool:
-        return False
-
-    monkeypatch.setattr(house_rules, "options_allowed_now", not_now)
+async def test_options_wait_while_old_workers_may_play(core: Core) -> None:
+    """A worker of the previous release (which would play the defaults) is alive: house rules
+    wait; once it is gone they open."""
+    await core.storage.releases.announce("old-worker", RELEASE - 1, "v0.old", 60)
+    assert not await house_rules.options_allowed_now(core)
     refused = await lobby.new_game(core, GROUP, ANN, "street", ["goat=6"])
     assert "cannot be used for a few minutes" in refused.text
     assert await core.storage.tables.active_for_chat(GROUP.chat_id) is None
@@ -107,6 +106,10 @@ async def test_options_wait_while_old_workers_may_play(
     answer = await lobby_options.choose_option(core, option_press(table, ANN, "g6"))
     assert "cannot be used for a few minutes" in answer.text
     assert (await reload(core, table)).options == {}
+    await core.storage.releases.retire("old-worker")
+    await core.storage.releases.announce("new-worker", RELEASE, "v0.new", 60)
+    answer = await lobby_options.choose_option(core, option_press(table, ANN, "g6"))
+    assert (await reload(core, table)).options == {"goat_at": 6}
 
 
 # ------------------------------------------------------------------ the lobby's buttons

@@ -10,6 +10,7 @@ import pytest
 from fakebot.server import TEST_TOKEN, FakeTelegram
 
 from bot.config import Config
+from bot.release import RELEASE
 from bot.storage import SqliteStorage
 from bot.telegram.app import build
 from bot.telegram.lifespan import Stopped, lifespan
@@ -45,8 +46,12 @@ async def test_the_lifespan_builds_the_runtime_and_tears_it_down_once(
         storage = runtime.storage
         assert storage is not None and await storage.ping()
         tasks = list(runtime.tasks)
-        # The database lock, the timers, the sender, the pruning and the watch on Telegram.
-        assert len(tasks) == 5 and not any(task.done() for task in tasks)
+        # The database lock, this worker's release, the timers, the sender, the pruning and
+        # the watch on Telegram.
+        names = sorted(task.get_name() for task in tasks)
+        assert len(tasks) == 6 and not any(task.done() for task in tasks), names
+        assert "release" in names
+        assert [row.release for row in await storage.releases.live()] == [RELEASE]
         assert runtime.supervisor.down() == []
         assert app.running
         polled = lambda: fake_telegram.received_count("getUpdates") > 0  # noqa: E731
@@ -57,6 +62,7 @@ async def test_the_lifespan_builds_the_runtime_and_tears_it_down_once(
     other = await SqliteStorage.open(config.db)
     lock = other.process_lock()
     try:  # the lock was given back: the next process starts at once
+        assert await other.releases.live() == []  # a clean stop says it runs no more
         assert await lock.take("next")
     finally:
         await lock.release()
