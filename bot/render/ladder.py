@@ -236,6 +236,7 @@ def stats_screen(
     by_variant: Sequence[Standing],
     results: Sequence[PlayerResult],
     every_season: Totals | None,
+    extra: Sequence[str] = (),
 ) -> Screen:
     text = [
         "📊 <b>" + line_name(t, overall) + "</b> · " + escape(chat_title),
@@ -266,6 +267,7 @@ def stats_screen(
                 delta=delta_text(last.before.value, last.after.value),
             )
         )
+    text += extra
     if every_season is not None:
         text += [
             "",

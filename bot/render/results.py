@@ -92,9 +92,16 @@ def deal_result_text(
 
 
 def match_result_text(
-    t: Translator, *, result: MatchResult, view: SeatView, seats: Sequence[SeatInfo]
+    t: Translator,
+    *,
+    result: MatchResult,
+    view: SeatView,
+    seats: Sequence[SeatInfo],
+    moment: str | None = None,
+    awards: str | None = None,
 ) -> str:
-    """``view``: the match's public view (its sides)."""
+    """``view``: the match's public view (its sides). ``moment`` and ``awards``: a line each,
+    the match's most striking moment and the achievements it earned (no message of their own)."""
 
     def side(number: int) -> str:
         return side_name(seats, view.sides, number, t, over=True)
@@ -138,5 +145,6 @@ def match_result_text(
             for s, p in enumerate(result.defeat_points)
         ]
         lines.append(played + " " + t._("Defeat points: {list}", list=" · ".join(parts)))
+    lines += [line for line in (moment, awards) if line]
     lines.append(t._("Play again with /newgame · the ladder: /top"))
     return "\n".join(lines)

@@ -15,9 +15,10 @@ from kozel_rules.event import DealEnded, Event, MatchEnded
 from kozel_rules.match import Match
 
 from ..storage import Actor, LogEntry, LogKind, Owed, TableRecord, TableStatus
-from . import feed, turns
+from . import awarding, feed, turns
 from .change import Change
 from .core import Core
+from .people import chat_t
 from .rating import rate
 from .record import jsonable, match_record
 
@@ -53,13 +54,18 @@ async def commit(
     change = Change(events, actor=action.seat, answered=by is Actor.PERSON)
     owed = await feed.after_change(core, table, match, change, before)
     timers = turns.timer_rows(core, table, match)
-    # The match record (the ladder's input) is written in the same transaction as the move.
+    award = None
+    if finished is not None:
+        award = awarding.awarder(await chat_t(core, table.chat_id), table, match, owed)
+    # The match record (the ladder's input) is written in the same transaction as the move,
+    # and so are its achievements (the awarder puts them in the match result).
     await core.storage.tables.save(
         table,
         expected_version=table.version,
         log=entries,
         match=finished,
         rate=rate,
+        award=award,
         owe=owed,
         timers=timers,
     )

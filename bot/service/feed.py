@@ -21,11 +21,13 @@ from kozel_rules.result import DealResult
 from kozel_rules.variant import get_variant
 
 from ..i18n import Translator
+from ..render.achievements import MomentText, moment_line
 from ..render.labels import SeatInfo
 from ..render.lobby import lobby_screen
 from ..render.results import deal_result_text, match_result_text
 from ..screen import Screen
 from ..storage import OutboxKind, Owed, Priority, TableRecord
+from . import match_facts
 from .change import Change
 from .core import Core
 from .people import chat_t, seat_infos
@@ -191,7 +193,6 @@ async def after_change(
     message below it; the match's result is the last message."""
     t = await chat_t(core, table.chat_id)
     seats = seat_infos(table, t)
-    view = match.view(None)
     owed: list[Owed] = []
     for event in change.events:
         if isinstance(event, DealEnded):
@@ -200,7 +201,7 @@ async def after_change(
             table.table_message_id = None  # the next table is a new message
             owed.append(post(table.chat_id, text, table_id=table.id, notify=False, over=over))
         elif isinstance(event, MatchEnded):
-            text = match_result_text(t, result=event.result, view=view, seats=seats)
+            text = result_text(t, match, seats)
             owed.append(post(table.chat_id, text, table_id=table.id))
     trick_over = any(isinstance(event, TrickTaken) for event in change.events)
     owed.append(group_table(core, table, urgent=trick_over))
@@ -255,6 +256,24 @@ def _hands_after(
         elif before[seat] != after[seat]:
             owed.append(hand(core, table, seat, Priority.WAITING))
     return owed
+
+
+def result_text(
+    t: Translator, match: Match, seats: list[SeatInfo], awards: str | None = None
+) -> str:
+    """The finished match's result as the group reads it, with its moment and (once the
+    ladder's transaction knows them) the achievements it earned."""
+    result = match.result
+    assert result is not None
+    view = match.view(None)
+    found = match_facts.moment(match)
+    moment = None
+    if found is not None:
+        shown = MomentText(
+            str(found.kind), found.deal, found.seat, found.other, found.side, found.points
+        )
+        moment = moment_line(t, shown, seats, view.sides)
+    return match_result_text(t, result=result, view=view, seats=seats, moment=moment, awards=awards)
 
 
 def deal_text(t: Translator, match: Match, result: DealResult, seats: list[SeatInfo]) -> str:

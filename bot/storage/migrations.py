@@ -35,6 +35,7 @@ from bot.storage.sqlite_schema import (
     SCHEMA_V8,
     SCHEMA_V9,
     SCHEMA_V10,
+    SCHEMA_V11,
 )
 
 
@@ -105,6 +106,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "turn timers paused while Telegram is away; the updates taken lately",
         SCHEMA_V10,
         postgres=pg_schema.V10,
+    ),
+    Migration(
+        11,
+        "achievements: earned per chat and person, with the match that earned them",
+        SCHEMA_V11,
+        postgres=pg_schema.V11,
     ),
 )
 

@@ -287,3 +287,15 @@ CREATE TABLE updates (
 );
 CREATE INDEX updates_taken ON updates (taken_at);
 """
+
+V11 = """
+CREATE TABLE achievements (
+    chat_id     BIGINT NOT NULL,
+    user_id     BIGINT NOT NULL,
+    achievement TEXT   NOT NULL,
+    match_id    BIGINT NOT NULL,
+    earned_at   DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (chat_id, user_id, achievement)
+);
+CREATE INDEX achievements_match ON achievements (match_id);
+"""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from bot.storage.awards import Awarder, Earned, PairLine
 from bot.storage.facts import Facts
 from bot.storage.outbox import Owed
 from bot.storage.records import (
@@ -132,11 +133,13 @@ class TableRepo(Protocol):
         log: Sequence[LogEntry] = (),
         match: MatchRecord | None = None,
         rate: Rater | None = None,
+        award: Awarder | None = None,
         owe: Sequence[Owed] = (),
         timers: Sequence[Timer] | None = None,
     ) -> TableRecord:
         """Write the table and all its seats, append ``log``, (optionally) record ``match``
-        (and with ``rate``, rate it into the ladder as ``ladder.record`` does), add ``owe``
+        (and with ``rate``, rate it into the ladder as ``ladder.record`` does; with ``award``,
+        award its achievements, whose ``Awarding.owe`` then takes the place of ``owe``), add ``owe``
         to the outbox and (unless None) make ``timers`` the table's timers, in one
         transaction, if the stored version is ``expected_version``.
 
@@ -258,6 +261,16 @@ class LadderRepo(Protocol):
         self, chat_id: int, *, season: int | None, variant: str | None, limit: int = 10
     ) -> HistoryPage:
         """/history: the newest matches of a season (None: the current one) of the chat."""
+        ...
+
+
+class AwardRepo(Protocol):
+    async def earned(self, chat_id: int, user_id: int | None = None) -> list[Earned]:
+        """The chat's achievements (or one person's), oldest first."""
+        ...
+
+    async def pairs(self, chat_id: int, *, user_id: int | None = None) -> list[PairLine]:
+        """The partnerships of the chat's four-player matches (or one person's), unsorted."""
         ...
 
 
@@ -415,6 +428,9 @@ class Storage(Protocol):
 
     @property
     def outbox(self) -> OutboxRepo: ...
+
+    @property
+    def awards(self) -> AwardRepo: ...
 
     async def ping(self) -> bool:
         """True when the database answers a trivial query (for health checks); never raises."""

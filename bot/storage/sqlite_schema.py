@@ -312,3 +312,17 @@ CREATE TABLE updates (
 );
 CREATE INDEX updates_taken ON updates (taken_at);
 """
+
+# Achievements: earned once per chat and person, for ever, in the transaction that records the
+# match that earned them (an older release beside this one records matches and awards none).
+SCHEMA_V11 = """
+CREATE TABLE achievements (
+    chat_id     INTEGER NOT NULL,
+    user_id     INTEGER NOT NULL,
+    achievement TEXT    NOT NULL,
+    match_id    INTEGER NOT NULL,
+    earned_at   REAL    NOT NULL,
+    PRIMARY KEY (chat_id, user_id, achievement)
+) WITHOUT ROWID;
+CREATE INDEX achievements_match ON achievements (match_id);
+"""

@@ -1,0 +1,28 @@
+"""What /stats shows of a person's achievements and partners (the store's ``awards``)."""
+
+from __future__ import annotations
+
+from ..i18n import Translator
+from ..render import achievements as render
+from ..storage import PairLine
+from .core import Core
+
+LEAST_TOGETHER = 3
+"""Matches two partners must have played together to be a partnership."""
+
+
+def pair_of(line: PairLine, first: int | None = None) -> render.Pair:
+    """``first``: the person to name first (their partner second)."""
+    names = (line.first_name, line.second_name)
+    if first is not None and line.second == first:
+        names = (line.second_name, line.first_name)
+    return render.Pair(names, line.matches, line.wins, line.defeat_points)
+
+
+async def stats_lines(core: Core, t: Translator, chat_id: int, user_id: int) -> list[str]:
+    """/stats: the person's achievements here and their best partner."""
+    earned = await core.storage.awards.earned(chat_id, user_id)
+    lines = await core.storage.awards.pairs(chat_id, user_id=user_id)
+    pairs = [pair_of(line, user_id) for line in lines if line.matches >= LEAST_TOGETHER]
+    best = render.best_first(pairs)
+    return render.stats_lines(t, [e.achievement for e in earned], best[0] if best else None)

@@ -1,0 +1,255 @@
+"""Achievements one by one from crafted match facts, the facts and the moment from real engine
+matches, and the one 🏅 line the awarder puts in the match result."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import replace
+
+import pytest
+
+from bot.i18n import get_translator
+from bot.render.achievements import NAMES
+from bot.service import achievements, feed, match_facts
+from bot.service.achievements import ACHIEVEMENTS, earned
+from bot.service.awarding import awarder
+from bot.service.match_facts import MomentKind, SeatFacts, moment, seat_facts
+from bot.storage import OutboxKind, Owed, PlayerPast, Priority, SeatRecord, TableRecord, TableStatus
+from kozel_rules.action import Verb
+from kozel_rules.match import Match
+
+PLAIN = SeatFacts(
+    user_id=1,
+    seat=0,
+    won=False,
+    goat=False,
+    goat_with_eggs=False,
+    defeat_points=6,
+    eggs=0,
+    queens=0,
+    molodkas=0,
+    moscows=0,
+    clean_deals=0,
+    comeback=False,
+    partner=None,
+)
+"""Lost, not the goat, nothing special: earns nothing with a past of a few matches."""
+SEASONED = PlayerPast(matches=3, wins=1, goats=1, recent=((False, True), (True, False)))
+
+WON = replace(PLAIN, won=True, defeat_points=4)
+GOAT = replace(PLAIN, goat=True, defeat_points=12)
+
+# (achievement, facts that earn it, the past, facts or past one step short of it)
+CASES: list[tuple[str, SeatFacts, PlayerPast, SeatFacts, PlayerPast]] = [
+    ("first_match", PLAIN, PlayerPast(), PLAIN, SEASONED),
+    ("first_win", WON, replace(SEASONED, wins=0), WON, SEASONED),
+    ("dry_win", replace(WON, defeat_points=0), SEASONED, WON, SEASONED),
+    ("comeback", replace(WON, comeback=True), SEASONED, WON, SEASONED),
+    (
+        "wins_3",
+        WON,
+        replace(SEASONED, recent=((True, False), (True, False))),
+        WON,
+        replace(SEASONED, recent=((True, False), (False, False))),
+    ),
+    (
+        "wins_5",
+        WON,
+        replace(SEASONED, matches=4, wins=4, recent=((True, False),) * 4),
+        WON,
+        replace(SEASONED, matches=3, wins=3, recent=((True, False),) * 3),
+    ),
+    ("wins_10", WON, replace(SEASONED, wins=9), WON, replace(SEASONED, wins=8)),
+    (
+        "no_goat_10",
+        PLAIN,
+        replace(SEASONED, matches=9, recent=((False, False),) * 9),
+        PLAIN,
+        replace(SEASONED, matches=9, recent=((False, False),) * 8 + ((False, True),)),
+    ),
+    ("goat_5", GOAT, replace(SEASONED, goats=4), GOAT, replace(SEASONED, goats=3)),
+    ("goat_eggs", replace(GOAT, goat_with_eggs=True), SEASONED, GOAT, SEASONED),
+    ("eggs", replace(PLAIN, eggs=1), SEASONED, PLAIN, SEASONED),
+    ("queen", replace(PLAIN, queens=1), SEASONED, PLAIN, SEASONED),
+    ("two_queens", replace(PLAIN, queens=2), SEASONED, replace(PLAIN, queens=1), SEASONED),
+    ("molodka", replace(PLAIN, molodkas=1), SEASONED, PLAIN, SEASONED),
+    ("moscow", replace(PLAIN, moscows=1), SEASONED, replace(PLAIN, molodkas=2), SEASONED),
+    ("clean_deal", replace(PLAIN, clean_deals=1), SEASONED, PLAIN, SEASONED),
+    ("matches_10", PLAIN, replace(SEASONED, matches=9), PLAIN, replace(SEASONED, matches=8)),
+    ("matches_50", PLAIN, replace(SEASONED, matches=49), PLAIN, replace(SEASONED, matches=48)),
+    ("matches_100", PLAIN, replace(SEASONED, matches=99), PLAIN, replace(SEASONED, matches=98)),
+    (
+        "partner_10",
+        replace(PLAIN, partner=2),
+        replace(SEASONED, partners={2: 9, 3: 20}),
+        replace(PLAIN, partner=2),
+        replace(SEASONED, partners={2: 8, 3: 20}),
+    ),
+]
+
+
+def test_every_achievement_has_a_case_and_a_name() -> None:
+    ids = [a.id for a in ACHIEVEMENTS]
+    assert len(ids) == len(set(ids)) == 20
+    assert sorted(ids) == sorted(case[0] for case in CASES) == sorted(NAMES)
+
+
+def test_plain_facts_earn_nothing() -> None:
+    assert earned(PLAIN, SEASONED) == []
+
+
+@pytest.mark.parametrize(("name", "facts", "past", "short_facts", "short_past"), CASES)
+def test_achievement(
+    name: str,
+    facts: SeatFacts,
+    past: PlayerPast,
+    short_facts: SeatFacts,
+    short_past: PlayerPast,
+) -> None:
+    assert name in earned(facts, past)
+    assert name not in earned(short_facts, short_past)
+    # Earned once per chat: a person who holds it does not earn it again.
+    assert name not in earned(facts, replace(past, earned=frozenset({name})))
+
+
+def test_award_all_names_each_person_in_seat_order() -> None:
+    alice = replace(WON, user_id=10, seat=0)
+    bob = replace(PLAIN, user_id=20, seat=1, eggs=1)
+    awards = achievements.award_all([alice, bob], {10: PlayerPast(), 20: SEASONED})
+    assert awards == [(10, "first_match"), (10, "first_win"), (20, "eggs")]
+
+
+# ------------------------------------------------------------------ facts from real matches
+
+
+def random_match(variant: str, players: int, seed: int, special: float = 0.0) -> Match:
+    """A whole match of random moves; ``special``: how often a special lead is declared when
+    one may be."""
+    match = Match.new(variant, players=players, seed=seed)
+    rng = random.Random(seed)
+    while not match.is_over:
+        specials = [a for a in match.legal_actions() if a.verb.is_special]
+        if specials and rng.random() < special:
+            match.apply(rng.choice(specials))
+        else:
+            match.apply(rng.choice(match.legal_actions(match.to_move)))
+    return match
+
+
+def table_for(match: Match, people: list[int | None]) -> TableRecord:
+    seats = [
+        SeatRecord(seat, who, f"P{who}" if who else "Ivan", None if who else "strong")
+        for seat, who in enumerate(people)
+    ]
+    return TableRecord(1, -100, TableStatus.FINISHED, match.variant.name, 1, 7, seats=seats)
+
+
+def find(variant: str, players: int, test: Callable[[Match], bool], special: float = 0.0) -> Match:
+    for seed in range(400):
+        match = random_match(variant, players, seed, special)
+        if test(match):
+            return match
+    raise AssertionError("no such match in 400 seeds")
+
+
+def test_a_caught_queen_counts_for_the_seven_that_caught_it() -> None:
+    match = find(
+        "ziege",
+        4,
+        lambda m: any(d.queen_caught and d.queen_seats for d in m.deal_results),
+    )
+    deal = next(d for d in match.deal_results if d.queen_caught)
+    assert deal.queen_seats is not None
+    queen, seven = deal.queen_seats
+    facts = {f.seat: f for f in seat_facts(table_for(match, [1, 2, 3, 4]), match)}
+    assert facts[seven].queens >= 1
+    assert facts[queen].queens == 0
+    assert "queen" in earned(facts[seven], SEASONED)
+    found = moment(match)
+    assert found is not None
+    assert found.kind in (MomentKind.COMEBACK, MomentKind.QUEEN)
+
+
+def test_a_declared_molodka_counts_for_its_declarer() -> None:
+    match = find("street", 4, lambda m: any(" molodka " in a for a in m.history), special=0.5)
+    declarer = next(int(a.split()[0]) for a in match.history if " molodka " in a)
+    facts = {f.seat: f for f in seat_facts(table_for(match, [1, 2, 3, 4]), match)}
+    assert facts[declarer].molodkas >= 1
+    assert "molodka" in earned(facts[declarer], SEASONED)
+    assert Verb.MOLODKA.is_special
+
+
+def test_partners_and_computers() -> None:
+    match = random_match("street", 4, 3)
+    facts = seat_facts(table_for(match, [1, None, 3, 4]), match)
+    by_user = {f.user_id: f for f in facts}
+    assert set(by_user) == {1, 3, 4}  # a computer earns nothing
+    side = {seat: match.side_of(seat) for seat in range(4)}
+    partner_of_1 = next(s for s in range(1, 4) if side[s] == side[0])
+    assert by_user[1].partner == [1, None, 3, 4][partner_of_1]
+    three = random_match("moscow", 3, 3)
+    assert all(f.partner is None for f in seat_facts(table_for(three, [1, 2, 3]), three))
+
+
+def test_a_comeback_is_a_win_from_two_points_short_of_the_goat() -> None:
+    match = find(
+        "street",
+        4,
+        lambda m: any(
+            max(
+                sum(d.defeat_points[s] for d in m.deal_results[:k])
+                for k in range(len(m.deal_results))
+            )
+            >= m.variant.out_at - 2
+            for s in (m.result.winners if m.result else ())
+        ),
+    )
+    assert match.result is not None
+    winner = match.result.winners[0]
+    facts = seat_facts(table_for(match, [1, 2, 3, 4]), match)
+    assert all(f.comeback == (match.side_of(f.seat) == winner) for f in facts)
+    found = moment(match)
+    assert found is not None and found.kind is MomentKind.COMEBACK and found.side == winner
+    assert found.points >= match_facts.goat_at(match) - 2
+
+
+def test_the_moment_of_a_quiet_match_is_its_largest_deal() -> None:
+    match = find(
+        "street",
+        4,
+        lambda m: getattr(moment(m), "kind", None) is MomentKind.BIG_DEAL,
+    )
+    found = moment(match)
+    assert found is not None and found.deal is not None and found.side is not None
+    largest = max(max(d.defeat_points) for d in match.deal_results)
+    assert found.points == largest
+    assert match.deal_results[found.deal - 1].defeat_points[found.side] == largest
+
+
+# ------------------------------------------------------------------ the awarder
+
+
+def test_the_awarder_puts_one_line_in_the_match_result() -> None:
+    match = random_match("street", 4, 3)
+    table = table_for(match, [1, 2, 3, 4])
+    t = get_translator("en")
+    award = awarder(t, table, match, [])
+    plain = feed.result_text(t, match, award.seats)
+    posts = [
+        Owed(OutboxKind.POST, -100, Priority.TURN, 1, text="deal"),
+        Owed(OutboxKind.POST, -100, Priority.TURN, 1, text=plain),
+        Owed(OutboxKind.TABLE, -100, Priority.PRESSER, 1),
+    ]
+    award.owe = posts
+    first = award(5, {1: PlayerPast(), 2: SEASONED, 3: SEASONED, 4: SEASONED})
+    assert next(a for a in first.awards if a[0] == 1) == (1, "first_match")
+    text = first.owe[1].text
+    assert text is not None and text != plain
+    medal = [line for line in text.splitlines() if line.startswith("🏅")]
+    assert len(medal) == 1 and "P1: First match" in medal[0]
+    assert sum(1 for line in text.splitlines() if line.startswith("✨")) == 1
+    assert first.owe[0] == posts[0] and first.owe[2] == posts[2]
+    # Nothing earned: the result stays as it was.
+    quiet = award(6, {u: replace(SEASONED, earned=frozenset(NAMES)) for u in (1, 2, 3, 4)})
+    assert quiet.awards == [] and quiet.owe[1].text == plain

@@ -1,0 +1,126 @@
+"""Achievements and partnerships in the store, on SQLite and PostgreSQL: awarded inside the
+transaction that records the match (from each person's past in the chat), kept per chat for
+ever (moving with a migrated chat), and the partnerships read from the matches."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+
+import pytest
+from ladder_fixtures import teams
+from storage_targets import Target
+
+from bot.storage import (
+    Awarding,
+    MatchRecord,
+    OutboxKind,
+    Owed,
+    PlayerPast,
+    Priority,
+    SeatRecord,
+    Storage,
+    TableRecord,
+    TableStatus,
+)
+
+CHAT = -100
+
+
+@pytest.fixture
+async def storage(target: Target) -> AsyncIterator[Storage]:
+    store = await target.open()
+    yield store
+    await store.close()
+
+
+class Recorder:
+    """An awarder that gives every person ``first_match`` (once) and remembers what it saw."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[int, dict[int, PlayerPast]]] = []
+
+    def __call__(self, match_id: int, pasts: Mapping[int, PlayerPast]) -> Awarding:
+        self.seen.append((match_id, dict(pasts)))
+        awards = [(user, "first_match") for user, past in pasts.items() if past.matches == 0]
+        text = "result " + ",".join(str(user) for user, _ in awards)
+        return Awarding(awards, [Owed(OutboxKind.POST, CHAT, Priority.TURN, None, text=text)])
+
+
+async def finish(storage: Storage, record: MatchRecord, award: Recorder) -> int:
+    """Create a table, then save it finished with ``record`` (its id set) and ``award``."""
+    users = [p.user_id for p in record.players_list]
+    seats = [SeatRecord(seat=i, user_id=u, name=f"P{u}") for i, u in enumerate(users)]
+    table = await storage.tables.create(
+        TableRecord(0, CHAT, TableStatus.PLAYING, "street", users[0] or 1, 1, seats=seats)
+    )
+    table.status = TableStatus.FINISHED
+    record.table_id = table.id
+    owe = [Owed(OutboxKind.POST, CHAT, Priority.TURN, None, text="result without awards")]
+    await storage.tables.save(
+        table, expected_version=table.version, match=record, award=award, owe=owe
+    )
+    return table.id
+
+
+async def posts(target: Target) -> list[str]:
+    rows = await target.query("SELECT text FROM outbox WHERE kind = 'post' ORDER BY id")
+    return [str(r["text"]) for r in rows]
+
+
+async def test_awards_are_stored_with_the_match_and_seen_in_the_next_past(
+    storage: Storage, target: Target
+) -> None:
+    award = Recorder()
+    await finish(storage, teams(0, CHAT, [1, 2], [3, 4]), award)
+    ((match_id, first),) = award.seen
+    assert set(first) == {1, 2, 3, 4}
+    assert all(p == PlayerPast() for p in first.values())
+    # The awarder's answer takes the place of what the save owed.
+    assert await posts(target) == ["result 1,2,3,4"]
+    earned = await storage.awards.earned(CHAT)
+    assert {(e.user_id, e.achievement, e.name) for e in earned} == {
+        (u, "first_match", f"P{u}") for u in (1, 2, 3, 4)
+    }
+    rows = await target.query("SELECT match_id FROM achievements")
+    assert {int(r["match_id"]) for r in rows} == {match_id}
+
+    await finish(storage, teams(0, CHAT, [1, 5], [2, 3]), award)
+    _second_id, second = award.seen[1]
+    assert second[1].matches == 1 and second[1].wins == 1 and second[1].goats == 0
+    assert second[1].recent == ((True, False),)
+    assert second[1].partners == {2: 1}
+    assert second[1].earned == frozenset({"first_match"})
+    assert second[3].recent == ((False, True),) and second[3].goats == 1
+    assert second[5] == PlayerPast()
+    assert (await posts(target))[-1] == "result 5"
+    assert [e.achievement for e in await storage.awards.earned(CHAT, 5)] == ["first_match"]
+
+
+async def test_another_chat_has_a_past_of_its_own(storage: Storage) -> None:
+    award = Recorder()
+    await finish(storage, teams(0, CHAT, [1, 2], [3, 4]), award)
+    await finish(storage, teams(0, -200, [1, 2], [3, 4]), award)
+    assert all(p.matches == 0 for p in award.seen[1][1].values())
+    assert len(await storage.awards.earned(-200)) == 4
+
+
+async def test_a_migrated_chat_keeps_its_achievements(storage: Storage) -> None:
+    await finish(storage, teams(0, CHAT, [1, 2], [3, 4]), Recorder())
+    await storage.chats.migrate(CHAT, -1009)
+    assert await storage.awards.earned(CHAT) == []
+    assert len(await storage.awards.earned(-1009)) == 4
+
+
+async def test_pairs_count_partners_whichever_seats_they_took(storage: Storage) -> None:
+    award = Recorder()
+    await finish(storage, teams(0, CHAT, [1, 2], [3, 4], loser_points=12, winner_points=4), award)
+    await finish(storage, teams(0, CHAT, [2, 1], [4, 3], loser_points=12, winner_points=2), award)
+    await finish(storage, teams(0, CHAT, [3, 4], [1, 2], loser_points=13, winner_points=0), award)
+    await finish(storage, teams(0, CHAT, [1, "strong"], [3, "basic"]), award)
+    pairs = {(p.first, p.second): p for p in await storage.awards.pairs(CHAT)}
+    assert set(pairs) == {(1, 2), (3, 4)}  # a computer partner is not a partnership
+    one_two = pairs[(1, 2)]
+    assert (one_two.matches, one_two.wins, one_two.defeat_points) == (3, 2, 4 + 2 + 13)
+    assert (one_two.first_name, one_two.second_name) == ("P1", "P2")
+    assert [(p.first, p.second) for p in await storage.awards.pairs(CHAT, user_id=4)] == [(3, 4)]
+    assert await storage.awards.pairs(-200) == []
