@@ -141,11 +141,23 @@ def pairs_screen(t: Translator, *, chat_title: str, pairs: Sequence[Pair], least
 # ------------------------------------------------------------------ /stats and /achievements
 
 
-def stats_lines(t: Translator, earned: Sequence[str], partner: Pair | None) -> list[str]:
-    """/stats: the player's achievements and best partner (``names[1]``)."""
-    lines: list[str] = []
-    if earned or partner is not None:
-        lines.append("")
+def stats_lines(
+    t: Translator,
+    earned: Sequence[str],
+    partner: Pair | None,
+    *,
+    timeouts: int = 0,
+    stood_in: int = 0,
+) -> list[str]:
+    """/stats: the player's achievements, best partner (``names[1]``), and who waited for
+    them: turns the timer played, deals a computer played for them."""
+    lines: list[str] = [
+        "",
+        "⏰ "
+        + t.n_("{n} turn timed out", "{n} turns timed out", timeouts)
+        + " · 🤖 "
+        + t.n_("{n} deal played by a stand-in", "{n} deals played by a stand-in", stood_in),
+    ]
     if earned:
         names = ", ".join(_emoji(a) + " " + achievement_name(t, a) for a in earned)
         count = t.n_("{n} achievement", "{n} achievements", len(earned))

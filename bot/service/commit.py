@@ -20,7 +20,7 @@ from .change import Change
 from .core import Core
 from .people import chat_t
 from .rating import rate
-from .record import jsonable, match_record
+from .record import jsonable, match_record, waits
 
 
 async def commit(
@@ -50,7 +50,9 @@ async def commit(
     if match.is_over:
         table.status = TableStatus.FINISHED
         table.finished_at = time.time()
-        finished = match_record(table, match)
+        # The whole log once a match: who let their turns run out, who a computer stood in for.
+        logged = [*await core.storage.tables.log(table.id), *entries]
+        finished = match_record(table, match, waits(table, logged))
     change = Change(events, actor=action.seat, answered=by is Actor.PERSON)
     owed = await feed.after_change(core, table, match, change, before)
     timers = turns.timer_rows(core, table, match)

@@ -1,4 +1,4 @@
-"""What /stats shows of a person's achievements and partners (the store's ``awards``)."""
+"""What /stats shows of a person's achievements, partners and waits (the store's ``awards``)."""
 
 from __future__ import annotations
 
@@ -25,4 +25,11 @@ async def stats_lines(core: Core, t: Translator, chat_id: int, user_id: int) -> 
     lines = await core.storage.awards.pairs(chat_id, user_id=user_id)
     pairs = [pair_of(line, user_id) for line in lines if line.matches >= LEAST_TOGETHER]
     best = render.best_first(pairs)
-    return render.stats_lines(t, [e.achievement for e in earned], best[0] if best else None)
+    timeouts, stood_in = await core.storage.awards.waits(chat_id, user_id)
+    return render.stats_lines(
+        t,
+        [e.achievement for e in earned],
+        best[0] if best else None,
+        timeouts=timeouts,
+        stood_in=stood_in,
+    )

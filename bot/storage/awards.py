@@ -196,6 +196,20 @@ class Awards:
             for r in rows
         ]
 
+    async def waits(self, chat_id: int, user_id: int) -> tuple[int, int]:
+        """(turns timed out, deals played by a stand-in) of the person's matches in the chat
+        (counted since schema 11: older matches count 0)."""
+        async with self._db.read() as conn:
+            row = await conn.fetchone(
+                "SELECT COALESCE(SUM(p.timeouts), 0) AS timeouts, "
+                "COALESCE(SUM(p.stand_in_deals), 0) AS stood_in "
+                "FROM match_players p JOIN matches m ON m.id = p.match_id "
+                "WHERE m.chat_id = ? AND p.user_id = ?",
+                (chat_id, user_id),
+            )
+        assert row is not None
+        return int(row["timeouts"]), int(row["stood_in"])
+
     async def pairs(self, chat_id: int, *, user_id: int | None = None) -> list[PairLine]:
         """Every partnership of the chat's four-player matches (or one person's), unsorted;
         a pair is the same whichever seat each took."""

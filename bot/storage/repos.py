@@ -269,6 +269,10 @@ class AwardRepo(Protocol):
         """The chat's achievements (or one person's), oldest first."""
         ...
 
+    async def waits(self, chat_id: int, user_id: int) -> tuple[int, int]:
+        """(turns timed out, deals played by a stand-in) of the person's matches in the chat."""
+        ...
+
     async def pairs(self, chat_id: int, *, user_id: int | None = None) -> list[PairLine]:
         """The partnerships of the chat's four-player matches (or one person's), unsorted."""
         ...

@@ -315,6 +315,8 @@ CREATE INDEX updates_taken ON updates (taken_at);
 
 # Achievements: earned once per chat and person, for ever, in the transaction that records the
 # match that earned them (an older release beside this one records matches and awards none).
+# Who waits for whom: each seat's turns timed out and deals a computer played for the person
+# (an older release's matches count 0).
 SCHEMA_V11 = """
 CREATE TABLE achievements (
     chat_id     INTEGER NOT NULL,
@@ -325,4 +327,6 @@ CREATE TABLE achievements (
     PRIMARY KEY (chat_id, user_id, achievement)
 ) WITHOUT ROWID;
 CREATE INDEX achievements_match ON achievements (match_id);
+ALTER TABLE match_players ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE match_players ADD COLUMN stand_in_deals INTEGER NOT NULL DEFAULT 0;
 """

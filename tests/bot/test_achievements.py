@@ -9,13 +9,36 @@ from dataclasses import replace
 
 import pytest
 
-from bot.i18n import get_translator
-from bot.render.achievements import NAMES
+from bot.i18n import LANGUAGES, get_translator
+from bot.render.achievements import (
+    NAMES,
+    MomentText,
+    Pair,
+    achievements_screen,
+    awards_line,
+    moment_line,
+    pairs_screen,
+    stats_lines,
+)
+from bot.render.labels import SeatInfo
+from bot.screen import MAX_TEXT, shown_length
 from bot.service import achievements, feed, match_facts
 from bot.service.achievements import ACHIEVEMENTS, earned
 from bot.service.awarding import awarder
 from bot.service.match_facts import MomentKind, SeatFacts, moment, seat_facts
-from bot.storage import OutboxKind, Owed, PlayerPast, Priority, SeatRecord, TableRecord, TableStatus
+from bot.service.record import Waits, match_record, waits
+from bot.storage import (
+    Actor,
+    LogEntry,
+    LogKind,
+    OutboxKind,
+    Owed,
+    PlayerPast,
+    Priority,
+    SeatRecord,
+    TableRecord,
+    TableStatus,
+)
 from kozel_rules.action import Verb
 from kozel_rules.match import Match
 
@@ -253,3 +276,101 @@ def test_the_awarder_puts_one_line_in_the_match_result() -> None:
     # Nothing earned: the result stays as it was.
     quiet = award(6, {u: replace(SEASONED, earned=frozenset(NAMES)) for u in (1, 2, 3, 4)})
     assert quiet.awards == [] and quiet.owe[1].text == plain
+
+
+# ------------------------------------------------------------------ who waits for whom
+
+
+def test_waits_count_timeouts_and_deals_a_computer_played_for_a_person() -> None:
+    table = TableRecord(
+        1,
+        -100,
+        TableStatus.FINISHED,
+        "street",
+        1,
+        7,
+        seats=[
+            SeatRecord(0, 1, "Anna"),
+            SeatRecord(1, None, "Ivan", "strong"),
+            SeatRecord(2, 3, "Vera", away=True),
+            SeatRecord(3, None, "Gleb", "basic", left_user_id=4, replaced=True),
+        ],
+    )
+
+    def act(seat: int, by: Actor) -> LogEntry:
+        return LogEntry(LogKind.ACTION, None, seat, f"{seat} lead 9♠", by=by)
+
+    deal_over = LogEntry(LogKind.DEAL, None, None, "deal")
+    log = [
+        act(0, Actor.TIMER),
+        act(1, Actor.COMPUTER),  # a computer's own seat: nobody waited
+        act(2, Actor.COMPUTER),
+        act(3, Actor.PERSON),
+        deal_over,
+        act(0, Actor.PERSON),
+        act(2, Actor.TIMER),
+        act(2, Actor.COMPUTER),
+        act(3, Actor.COMPUTER),
+        deal_over,
+        act(2, Actor.COMPUTER),
+        act(3, Actor.COMPUTER),
+        act(3, Actor.COMPUTER),
+        act(0, Actor.TIMER),
+    ]
+    assert waits(table, log) == {
+        0: Waits(timeouts=2, stand_in_deals=0),
+        2: Waits(timeouts=1, stand_in_deals=3),
+        3: Waits(timeouts=0, stand_in_deals=2),
+    }
+    match = random_match("street", 4, 3)
+    record = match_record(table, match, waits(table, log))
+    assert [(p.timeouts, p.stand_in_deals) for p in record.players_list] == [
+        (2, 0),
+        (0, 0),
+        (1, 3),
+        (0, 2),
+    ]
+    assert record.players_list[3].user_id == 4  # the removed person's seat is still theirs
+
+
+# ------------------------------------------------------------------ every language
+
+
+def evening_texts(lang: str) -> list[str]:
+    t = get_translator(lang)
+    seats = [SeatInfo("Anna"), SeatInfo("Ivan", "strong"), SeatInfo("Vera"), SeatInfo("Gleb")]
+    sides = [0, 1, 0, 1]
+    holders = {name: ["Anna", "Vera"] for name in NAMES}
+    pair = Pair(("Anna", "Vera"), 5, 3, 21)
+    texts = [
+        achievements_screen(t, chat_title="Club", holders=holders).text,
+        pairs_screen(t, chat_title="Club", pairs=[pair], least=3).text,
+        pairs_screen(t, chat_title="Club", pairs=[], least=3).text,
+        awards_line(t, [("Anna", list(NAMES))]) or "",
+    ]
+    for n in (1, 2, 5, 21):
+        texts.append("\n".join(stats_lines(t, ["first_match"] * n, pair, timeouts=n, stood_in=n)))
+        for kind in ("comeback", "big_deal"):
+            texts.append(moment_line(t, MomentText(kind, 3, None, None, 1, n), seats, sides) or "")
+    for kind in ("queen", "moscow", "molodka", "eggs"):
+        texts.append(moment_line(t, MomentText(kind, 3, 0, 2, None, 0), seats, sides) or "")
+    return texts
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
+def test_every_evening_text_is_translated(lang: str) -> None:
+    english = evening_texts("en")
+    texts = evening_texts(lang)
+    for source, text in zip(english, texts, strict=True):
+        assert text and text != source
+        assert "{" not in text
+        assert shown_length(text) <= MAX_TEXT
+
+
+def test_the_achievements_list_is_cut_to_one_message() -> None:
+    t = get_translator("en")
+    many = {name: [f"Player number {i}" for i in range(60)] for name in NAMES}
+    text = achievements_screen(t, chat_title="Club", holders=many).text
+    assert shown_length(text) <= MAX_TEXT
+    assert all(t._(names[1]) in text for names in NAMES.values())  # every achievement named
+    assert "and others" in text

@@ -124,3 +124,24 @@ async def test_pairs_count_partners_whichever_seats_they_took(storage: Storage) 
     assert (one_two.first_name, one_two.second_name) == ("P1", "P2")
     assert [(p.first, p.second) for p in await storage.awards.pairs(CHAT, user_id=4)] == [(3, 4)]
     assert await storage.awards.pairs(-200) == []
+
+
+async def test_waits_are_stored_per_seat_and_summed_per_person(storage: Storage) -> None:
+    first = teams(0, CHAT, [1, 2], [3, 4])
+    first.players_list[0].timeouts = 2
+    first.players_list[0].stand_in_deals = 1
+    second = teams(0, CHAT, [3, 1], [2, 4])
+    second.players_list[1].timeouts = 1  # seat 1 is person 2 (a loser)
+    second.players_list[2].stand_in_deals = 3  # seat 2 is person 1
+    await finish(storage, first, Recorder())
+    await finish(storage, second, Recorder())
+    await finish(storage, teams(0, -200, [1, 2], [3, 4]), Recorder())
+    assert await storage.awards.waits(CHAT, 1) == (2, 4)
+    assert await storage.awards.waits(CHAT, 2) == (1, 0)
+    assert await storage.awards.waits(CHAT, 4) == (0, 0)
+    assert await storage.awards.waits(-200, 1) == (0, 0)
+    (match,) = await storage.ladder.history(chat_id=-200, season=1, limit=1)
+    assert all(p.timeouts == 0 for p in match.record.players_list)
+    recorded = await storage.ladder.history(chat_id=CHAT, season=1, limit=2)
+    oldest = recorded[-1].record.players_list[0]
+    assert (oldest.user_id, oldest.timeouts, oldest.stand_in_deals) == (1, 2, 1)

@@ -66,6 +66,7 @@ async def test_a_first_match_earns_a_medal_in_its_result_and_in_stats(
 
     stats = await said(fake, anna, club, "/stats")
     assert "🏅" in stats and "🎴 First match" in stats
+    assert "⏰ 0 turns timed out · 🤖 0 deals played by a stand-in" in stats
     board = await said(fake, anna, club, "/achievements")
     assert board.splitlines()[0] == "🏅 Achievements · Kozel club"
     assert "🎴 First match — Play a match in this chat.\n    Anna" in board
