@@ -374,3 +374,35 @@ def test_the_achievements_list_is_cut_to_one_message() -> None:
     assert shown_length(text) <= MAX_TEXT
     assert all(t._(names[1]) in text for names in NAMES.values())  # every achievement named
     assert "and others" in text
+
+
+def test_a_deal_the_other_side_took_no_trick_in_is_a_clean_deal() -> None:
+    match = find("street", 4, lambda m: any(0 in d.tricks for d in m.deal_results))
+    deal = next(d for d in match.deal_results if 0 in d.tricks)
+    empty = deal.tricks.index(0)
+    facts = seat_facts(table_for(match, [1, 2, 3, 4]), match)
+    for seat in facts:
+        other = 1 - match.side_of(seat.seat)
+        assert seat.clean_deals == sum(
+            1
+            for d in match.deal_results
+            if d.tricks[other] == 0 and d.defeat_points[other] > 0 and not d.queen_caught
+        )
+    winners = [f for f in facts if match.side_of(f.seat) != empty]
+    assert all("clean_deal" in earned(f, SEASONED) for f in winners)
+
+
+def test_eggs_are_the_moment_when_nothing_stronger_happened() -> None:
+    def quiet_eggs(m: Match) -> bool:
+        found = moment(m)
+        return found is not None and found.kind is MomentKind.EGGS
+
+    match = find("street", 4, quiet_eggs)
+    found = moment(match)
+    assert found is not None and found.deal is not None
+    assert match.deal_results[found.deal - 1].eggs
+    assert not any(" molodka " in a or " moscow " in a for a in match.history)
+    facts = seat_facts(table_for(match, [1, 2, 3, 4]), match)
+    assert all(f.eggs >= 1 for f in facts)  # 60 to 60: both sides were in it
+    assert all("eggs" in earned(f, SEASONED) for f in facts)
+    assert all(f.goat_with_eggs == f.goat for f in facts)  # eggs fell in this match

@@ -115,6 +115,7 @@ def team_match(
     )  # fmt: skip
 
 
+@BOTH_BACKENDS
 async def test_pairs_lists_partners_of_three_matches(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
