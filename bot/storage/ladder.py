@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.storage import awards
+from bot.storage import awards, outbox
 from bot.storage import ladder_queries as queries
 from bot.storage import ladder_rating as rating
 from bot.storage.awards import Awarder
@@ -51,9 +51,13 @@ class Ladder:
             await rating.apply_pending(conn, rate, match.chat_id, self.batch)
         return match_id, owe
 
-    async def record(self, match: MatchRecord, *, rate: Rater | None = None) -> int:
+    async def record(
+        self, match: MatchRecord, *, rate: Rater | None = None, award: Awarder | None = None
+    ) -> int:
         async with self._db.write() as conn:
-            match_id, _owe = await self.record_in(conn, match, rate)
+            match_id, owe = await self.record_in(conn, match, rate, award)
+            if owe:
+                await outbox.owe(conn, owe, self._db.clock())
             return match_id
 
     async def update(self, rate: Rater, chat_id: int | None = None) -> int:

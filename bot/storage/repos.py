@@ -166,13 +166,17 @@ class TableRepo(Protocol):
 
 
 class LadderRepo(Protocol):
-    async def record(self, match: MatchRecord, *, rate: Rater | None = None) -> int:
+    async def record(
+        self, match: MatchRecord, *, rate: Rater | None = None, award: Awarder | None = None
+    ) -> int:
         """Store a finished match and its players; returns the match id.
 
         A table has at most one match record: recording the same ``table_id`` again stores
         nothing and returns the existing id (so a retry after a crash cannot count twice).
         The match joins the chat's current ladder season. With ``rate``, every match of the
-        chat not yet in the ladder (this one included) is rated in the same transaction.
+        chat not yet in the ladder (this one included) is rated in the same transaction; with
+        ``award``, a new match's achievements are awarded in it too (and what the awarder
+        answers it owes, owed).
         """
         ...
 
