@@ -29,8 +29,8 @@ async def pairs(core: Core, chat: ChatInfo, person: Person) -> Reply:
     t, _user = await _translator(core, chat, person)
     if chat.is_private:
         return Reply(t._("Partnerships live in group chats: send /pairs there."))
-    lines = await core.storage.awards.pairs(chat.chat_id)
-    found = [pair_of(line) for line in lines if line.matches >= LEAST_TOGETHER]
+    lines = await core.storage.awards.pairs(chat.chat_id, least=LEAST_TOGETHER)
+    found = [pair_of(line) for line in lines]
     return Reply(
         screen=render.pairs_screen(t, chat_title=chat.title, pairs=found, least=LEAST_TOGETHER)
     )

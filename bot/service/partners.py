@@ -13,17 +13,17 @@ LEAST_TOGETHER = 3
 
 def pair_of(line: PairLine, first: int | None = None) -> render.Pair:
     """``first``: the person to name first (their partner second)."""
-    names = (line.first_name, line.second_name)
-    if first is not None and line.second == first:
-        names = (line.second_name, line.first_name)
+    names = (line.low_name, line.high_name)
+    if first is not None and line.high == first:
+        names = (line.high_name, line.low_name)
     return render.Pair(names, line.matches, line.wins, line.defeat_points)
 
 
 async def stats_lines(core: Core, t: Translator, chat_id: int, user_id: int) -> list[str]:
     """/stats: the person's achievements here and their best partner."""
     earned = await core.storage.awards.earned(chat_id, user_id)
-    lines = await core.storage.awards.pairs(chat_id, user_id=user_id)
-    pairs = [pair_of(line, user_id) for line in lines if line.matches >= LEAST_TOGETHER]
+    lines = await core.storage.awards.pairs(chat_id, user_id=user_id, least=LEAST_TOGETHER)
+    pairs = [pair_of(line, user_id) for line in lines]
     best = render.best_first(pairs)
     timeouts, stood_in = await core.storage.awards.waits(chat_id, user_id)
     return render.stats_lines(

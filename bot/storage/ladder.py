@@ -45,8 +45,8 @@ class Ladder:
         award the match's achievements too (a new match only) and return what it owes."""
         match_id, fresh = await rating.insert_match(conn, match)
         owe = None
-        if award is not None and fresh:
-            owe = await awards.award_in(conn, match, match_id, award, self._db.clock())
+        if fresh:
+            owe = await awards.record_in(conn, match, match_id, award, self._db.clock())
         if rate is not None:
             await rating.apply_pending(conn, rate, match.chat_id, self.batch)
         return match_id, owe

@@ -110,7 +110,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         11,
         "achievements: earned per chat and person, with the match that earned them; "
-        "each seat's timeouts and deals played by a stand-in",
+        "each seat's timeouts and deals played by a stand-in; partnerships' totals",
         SCHEMA_V11,
         postgres=pg_schema.V11,
     ),

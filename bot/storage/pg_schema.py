@@ -300,4 +300,23 @@ CREATE TABLE achievements (
 CREATE INDEX achievements_match ON achievements (match_id);
 ALTER TABLE match_players ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE match_players ADD COLUMN stand_in_deals INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE player_waits (
+    chat_id        BIGINT  NOT NULL,
+    user_id        BIGINT  NOT NULL,
+    timeouts       INTEGER NOT NULL,
+    stand_in_deals INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, user_id)
+);
+ALTER TABLE matches ADD COLUMN in_pairs SMALLINT NOT NULL DEFAULT 0 CHECK (in_pairs IN (0, 1));
+CREATE INDEX matches_not_in_pairs ON matches (chat_id, id) WHERE in_pairs = 0;
+CREATE TABLE pair_lines (
+    chat_id       BIGINT  NOT NULL,
+    low_user      BIGINT  NOT NULL,
+    high_user     BIGINT  NOT NULL,
+    matches       INTEGER NOT NULL,
+    wins          INTEGER NOT NULL,
+    defeat_points INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, low_user, high_user)
+);
+CREATE INDEX pair_lines_high ON pair_lines (chat_id, high_user);
 """

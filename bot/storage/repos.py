@@ -277,8 +277,11 @@ class AwardRepo(Protocol):
         """(turns timed out, deals played by a stand-in) of the person's matches in the chat."""
         ...
 
-    async def pairs(self, chat_id: int, *, user_id: int | None = None) -> list[PairLine]:
-        """The partnerships of the chat's four-player matches (or one person's), unsorted."""
+    async def pairs(
+        self, chat_id: int, *, user_id: int | None = None, least: int = 1
+    ) -> list[PairLine]:
+        """The partnerships of the chat's four-player matches with at least ``least`` matches
+        together (or one person's), unsorted."""
         ...
 
 

@@ -4,12 +4,15 @@ ever (moving with a migrated chat), and the partnerships read from the matches."
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 from collections.abc import AsyncIterator, Mapping
 
 import pytest
 from ladder_fixtures import teams
 from storage_targets import Target
 
+from bot.service.rating import rate
 from bot.storage import (
     Awarding,
     MatchRecord,
@@ -62,6 +65,15 @@ async def finish(storage: Storage, record: MatchRecord, award: Recorder) -> int:
     return table.id
 
 
+async def write(target: Target, sql: str) -> None:
+    """Change the store behind its back, as another process (an older release) would."""
+    if target.is_postgres:
+        await target.query(sql)
+        return
+    with contextlib.closing(sqlite3.connect(target.where, isolation_level=None)) as conn:
+        conn.execute(sql)
+
+
 async def posts(target: Target) -> list[str]:
     rows = await target.query("SELECT text FROM outbox WHERE kind = 'post' ORDER BY id")
     return [str(r["text"]) for r in rows]
@@ -74,7 +86,9 @@ async def test_awards_are_stored_with_the_match_and_seen_in_the_next_past(
     await finish(storage, teams(0, CHAT, [1, 2], [3, 4]), award)
     ((match_id, first),) = award.seen
     assert set(first) == {1, 2, 3, 4}
-    assert all(p == PlayerPast() for p in first.values())
+    # Nothing before; the partners of this match have played together 0 times.
+    assert first[1] == PlayerPast(partners={2: 0})
+    assert first[4] == PlayerPast(partners={3: 0})
     # The awarder's answer takes the place of what the save owed.
     assert await posts(target) == ["result 1,2,3,4"]
     earned = await storage.awards.earned(CHAT)
@@ -88,12 +102,18 @@ async def test_awards_are_stored_with_the_match_and_seen_in_the_next_past(
     _second_id, second = award.seen[1]
     assert second[1].matches == 1 and second[1].wins == 1 and second[1].goats == 0
     assert second[1].recent == ((True, False),)
-    assert second[1].partners == {2: 1}
+    assert second[1].partners == {5: 0}  # this match's partner only
     assert second[1].earned == frozenset({"first_match"})
     assert second[3].recent == ((False, True),) and second[3].goats == 1
-    assert second[5] == PlayerPast()
+    assert second[5] == PlayerPast(partners={1: 0})
     assert (await posts(target))[-1] == "result 5"
     assert [e.achievement for e in await storage.awards.earned(CHAT, 5)] == ["first_match"]
+
+    await finish(storage, teams(0, CHAT, [4, 3], [2, 1]), award)
+    _third_id, third = award.seen[2]
+    assert third[1].partners == {2: 1} and third[2].partners == {1: 1}
+    assert third[3].partners == {4: 1}
+    assert third[1].matches == 2 and third[1].recent == ((True, False), (True, False))
 
 
 async def test_another_chat_has_a_past_of_its_own(storage: Storage) -> None:
@@ -117,12 +137,12 @@ async def test_pairs_count_partners_whichever_seats_they_took(storage: Storage) 
     await finish(storage, teams(0, CHAT, [2, 1], [4, 3], loser_points=12, winner_points=2), award)
     await finish(storage, teams(0, CHAT, [3, 4], [1, 2], loser_points=13, winner_points=0), award)
     await finish(storage, teams(0, CHAT, [1, "strong"], [3, "basic"]), award)
-    pairs = {(p.first, p.second): p for p in await storage.awards.pairs(CHAT)}
+    pairs = {(p.low, p.high): p for p in await storage.awards.pairs(CHAT)}
     assert set(pairs) == {(1, 2), (3, 4)}  # a computer partner is not a partnership
     one_two = pairs[(1, 2)]
     assert (one_two.matches, one_two.wins, one_two.defeat_points) == (3, 2, 4 + 2 + 13)
-    assert (one_two.first_name, one_two.second_name) == ("P1", "P2")
-    assert [(p.first, p.second) for p in await storage.awards.pairs(CHAT, user_id=4)] == [(3, 4)]
+    assert (one_two.low_name, one_two.high_name) == ("P1", "P2")
+    assert [(p.low, p.high) for p in await storage.awards.pairs(CHAT, user_id=4)] == [(3, 4)]
     assert await storage.awards.pairs(-200) == []
 
 
@@ -145,3 +165,38 @@ async def test_waits_are_stored_per_seat_and_summed_per_person(storage: Storage)
     recorded = await storage.ladder.history(chat_id=CHAT, season=1, limit=2)
     oldest = recorded[-1].record.players_list[0]
     assert (oldest.user_id, oldest.timeouts, oldest.stand_in_deals) == (1, 2, 1)
+
+
+async def test_the_past_counts_rated_and_unrated_matches_alike(storage: Storage) -> None:
+    for number in range(3):  # rated into the ladder as they are recorded, two seasons
+        await storage.ladder.record(teams(500 + number, CHAT, [1, 2], [3, 4]), rate=rate)
+        if number == 0:
+            await storage.ladder.start_season(CHAT, after=1)
+    await storage.ladder.record(teams(600, CHAT, [3, 4], [1, 2]))  # waits to be rated
+    award = Recorder()
+    await finish(storage, teams(0, CHAT, [1, 3], [2, 4]), award)
+    _id, past = award.seen[0]
+    assert (past[1].matches, past[1].wins, past[1].goats) == (4, 3, 1)
+    assert (past[3].matches, past[3].wins, past[3].goats) == (4, 1, 3)
+    assert past[1].recent == ((False, True), (True, False), (True, False), (True, False))
+    assert past[1].partners == {3: 0} and past[2].partners == {4: 0}
+
+
+async def test_pairs_an_older_release_recorded_are_counted_when_read(
+    storage: Storage, target: Target
+) -> None:
+    for _ in range(3):
+        await finish(storage, teams(0, CHAT, [1, 2], [3, 4]), Recorder())
+    # As an older release leaves them: recorded, never added to the pairs.
+    await write(target, "UPDATE matches SET in_pairs = 0")
+    await write(target, "DELETE FROM pair_lines")
+    assert await target.count("SELECT COUNT(*) FROM matches WHERE in_pairs = 0") == 3
+    lines = await storage.awards.pairs(CHAT, least=3)
+    assert {(p.low, p.high, p.matches) for p in lines} == {(1, 2, 3), (3, 4, 3)}
+    assert await target.count("SELECT COUNT(*) FROM matches WHERE in_pairs = 0") == 0
+    again = await storage.awards.pairs(CHAT, least=3)  # counted once
+    assert {(p.low, p.high, p.matches) for p in again} == {(1, 2, 3), (3, 4, 3)}
+    await storage.chats.migrate(CHAT, -1009)
+    moved = await storage.awards.pairs(-1009, least=3)
+    assert {(p.low, p.high, p.matches) for p in moved} == {(1, 2, 3), (3, 4, 3)}
+    assert await storage.awards.pairs(CHAT) == []
