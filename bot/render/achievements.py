@@ -52,6 +52,8 @@ NAMES: dict[str, tuple[str, str, str]] = {
 }
 
 EMOJI = "🏅"
+PAIRS_SHOWN = 25
+"""The best partnerships /pairs lists (the rest: "…")."""
 
 
 def achievement_name(t: Translator, achievement: str) -> str:
@@ -124,17 +126,21 @@ def pairs_screen(t: Translator, *, chat_title: str, pairs: Sequence[Pair], least
             )
         )
     lines = [head]
-    for rank, pair in enumerate(best_first(pairs), start=1):
+    length = shown_length(head)
+    ranked = best_first(pairs)
+    for rank, pair in enumerate(ranked[:PAIRS_SHOWN], start=1):
         line = (
             f"{rank}. <b>{escape(pair.names[0])} &amp; {escape(pair.names[1])}</b> — "
             + _pair_counts(t, pair)
             + " · "
             + t._("{points} defeat points a match", points=f"{pair.mean_points:.1f}")
         )
-        if shown_length("\n".join([*lines, line, "…"])) > MAX_TEXT:
-            lines.append("…")
+        length += 1 + shown_length(line)
+        if length + 2 > MAX_TEXT:  # room for the "…" line
             break
         lines.append(line)
+    if len(lines) - 1 < len(ranked):
+        lines.append("…")
     return Screen.of("\n".join(lines))
 
 

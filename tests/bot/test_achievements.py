@@ -12,10 +12,12 @@ import pytest
 from bot.i18n import LANGUAGES, get_translator
 from bot.render.achievements import (
     NAMES,
+    PAIRS_SHOWN,
     MomentText,
     Pair,
     achievements_screen,
     awards_line,
+    best_first,
     moment_line,
     pairs_screen,
     stats_lines,
@@ -406,3 +408,18 @@ def test_eggs_are_the_moment_when_nothing_stronger_happened() -> None:
     assert all(f.eggs >= 1 for f in facts)  # 60 to 60: both sides were in it
     assert all("eggs" in earned(f, SEASONED) for f in facts)
     assert all(f.goat_with_eggs == f.goat for f in facts)  # eggs fell in this match
+
+
+def test_pairs_shows_the_best_first_and_cuts_the_rest() -> None:
+    t = get_translator("en")
+    pairs = [Pair((f"Anna{i}", f"Vera{i}"), 3 + i % 5, i % 4, 10 + i) for i in range(400)]
+    text = pairs_screen(t, chat_title="Club", pairs=pairs, least=3).text
+    lines = text.splitlines()
+    assert shown_length(text) <= MAX_TEXT
+    assert len(lines) == 1 + PAIRS_SHOWN + 1 and lines[-1] == "…"
+    best = best_first(pairs)[0]
+    assert lines[1].startswith(f"1. <b>{best.names[0]} &amp; {best.names[1]}</b> — ")
+    shares = [best_first(pairs)[i].share for i in range(PAIRS_SHOWN)]
+    assert shares == sorted(shares, reverse=True)
+    few = pairs_screen(t, chat_title="Club", pairs=pairs[:2], least=3).text
+    assert not few.endswith("…") and len(few.splitlines()) == 3
