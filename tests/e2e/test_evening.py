@@ -11,7 +11,7 @@ from fakebot.users import SimGroup
 
 from bot.storage import MatchPlayerRecord, MatchRecord, open_storage
 
-from .driver import BOTH_BACKENDS, ENV_FAST, MATCH_OVER, Table
+from .driver import BOTH_BACKENDS, ENV_FAST, MATCH_OVER, Table, open_table, rows
 from .test_ladder import said
 
 pytestmark = pytest.mark.e2e
@@ -152,4 +152,36 @@ async def test_pairs_lists_partners_of_three_matches(
     await Table(fake, club).start_private(anna)
     private = await said(fake, anna, anna, "/pairs")
     assert private == "Partnerships live in group chats: send /pairs there."
+    fake.assert_no_unknown_calls()
+
+
+async def test_stats_says_who_was_waited_for(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    """Anna and Boris never press: their first turns time out, then a computer stands in."""
+    fake = fake_telegram
+    env = {**ENV_FAST, "KOZEL_TIMEOUT_SCALE": "0.002"}  # the 60 s turn timer: 0.12 s
+    table, (anna, _boris), bot = await open_table(
+        fake, bot_process, ("Anna", "Boris"), "street", seated=2, env=env
+    )
+    await table.add_computer(anna, "basic")
+    await table.add_computer(anna, "random")
+    await table.start(anna)
+    await fake.wait_for(table.match_over, timeout=180, what="the match to end")
+
+    # The truth, from the table's log: a deal's line follows the move that ended it.
+    deal, timeouts, stood_in = 1, 0, set()
+    for kind, by, seat in rows(bot.db_path, "SELECT kind, by, seat FROM table_log ORDER BY id"):
+        if kind == "deal":
+            deal += 1
+        elif kind == "action" and seat == 0:
+            timeouts += by == "timeout"
+            if by == "computer":
+                stood_in.add(deal)
+    assert timeouts == 2 and stood_in  # the driver's own figures, not a copy of the bot's
+
+    stats = await said(fake, anna, table.group, "/stats")
+    turns = f"{timeouts} turns timed out"
+    deals = f"{len(stood_in)} deal{'s' if len(stood_in) != 1 else ''} played by a stand-in"
+    assert f"⏰ {turns} · 🤖 {deals}" in stats
     fake.assert_no_unknown_calls()
