@@ -97,6 +97,15 @@ class Pair:
         return self.defeat_points / self.matches if self.matches else 0.0
 
 
+DECIMAL_COMMA = frozenset({"be", "da", "de", "ru", "uk"})
+"""Languages that write 6,7 where English writes 6.7."""
+
+
+def decimal(t: Translator, value: float) -> str:
+    text = f"{value:.1f}"
+    return text.replace(".", ",") if t.lang in DECIMAL_COMMA else text
+
+
 def best_first(pairs: Sequence[Pair]) -> list[Pair]:
     """The best pair first: the largest share won, then the fewest defeat points a match,
     then the most matches."""
@@ -133,7 +142,7 @@ def pairs_screen(t: Translator, *, chat_title: str, pairs: Sequence[Pair], least
             f"{rank}. <b>{escape(pair.names[0])} &amp; {escape(pair.names[1])}</b> — "
             + _pair_counts(t, pair)
             + " · "
-            + t._("{points} defeat points a match", points=f"{pair.mean_points:.1f}")
+            + t._("{points} defeat points a match", points=decimal(t, pair.mean_points))
         )
         length += 1 + shown_length(line)
         if length + 2 > MAX_TEXT:  # room for the "…" line

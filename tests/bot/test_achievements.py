@@ -423,3 +423,11 @@ def test_pairs_shows_the_best_first_and_cuts_the_rest() -> None:
     assert shares == sorted(shares, reverse=True)
     few = pairs_screen(t, chat_title="Club", pairs=pairs[:2], least=3).text
     assert not few.endswith("…") and len(few.splitlines()) == 3
+
+
+def test_a_mean_is_written_as_each_language_writes_decimals() -> None:
+    pair = Pair(("Anna", "Vera"), 3, 2, 20)
+    english = pairs_screen(get_translator("en"), chat_title="Club", pairs=[pair], least=3)
+    russian = pairs_screen(get_translator("ru"), chat_title="Club", pairs=[pair], least=3)
+    assert "6.7 defeat points a match" in english.text
+    assert "штрафных очков за партию: 6,7" in russian.text
