@@ -1,5 +1,6 @@
-"""Achievements and partnerships: what a chat's people have earned (stored for ever, awarded in
-the transaction that records a match) and who plays well together (read from the matches).
+"""Achievements, partnerships and waits: what a chat's people have earned (stored for ever,
+awarded in the transaction that records a match), who plays well together and who was waited
+for (running totals kept up in that same transaction).
 
 Which achievements a match earns is the service's business: it hands in an ``Awarder``, which
 this module feeds each person's past in the chat and whose answer it stores, as the ladder
@@ -31,7 +32,7 @@ class PlayerPast:
     recent: tuple[tuple[bool, bool], ...] = ()
     """(won, goat) of the latest matches, newest first (at most ``RECENT``)."""
     partners: Mapping[int, int] = field(default_factory=dict)
-    """Partner (a person) -> four-player matches together."""
+    """This match's partner (a person) -> four-player matches together before."""
     earned: frozenset[str] = frozenset()
 
 
@@ -53,7 +54,7 @@ class Awarder(Protocol):
 class Earned:
     user_id: int
     name: str
-    """The person's name in their latest match in the chat."""
+    """The person's name as Telegram last told it (else as in their latest match)."""
     achievement: str
     earned_at: float
 
