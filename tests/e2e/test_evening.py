@@ -185,3 +185,37 @@ async def test_stats_says_who_was_waited_for(
     deals = f"{len(stood_in)} deal{'s' if len(stood_in) != 1 else ''} played by a stand-in"
     assert f"⏰ {turns} · 🤖 {deals}" in stats
     fake.assert_no_unknown_calls()
+
+
+async def test_the_medal_and_the_moment_speak_the_chats_language(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    fake = fake_telegram
+    bot = bot_process(env=ENV_FAST)
+    await bot.start()
+    anna = fake.add_user("Anna", username="anna")
+    club = fake.add_group("Клуб", [anna], admins=[anna])
+    table = Table(fake, club)
+    await table.start_private(anna)  # her own chat stays English: the driver reads her hand
+    mark = fake.mark()
+    await anna.send(club, "/language")
+    menu = await fake.wait_for_message(club, lambda m: bool(m.buttons), since=mark)
+    await anna.press_button(club, menu.message_id, contains="Русский")
+    await table.open(anna, "street")
+    for level in ("random", "random", "random"):
+        await table.add_computer(anna, level)
+    await table.start(anna)
+    await table.play([anna])
+    await fake.wait_for(table.match_over, what="the match result")
+    result = next(
+        m.text or ""
+        for m in fake.messages(club, from_bot=True)
+        if "Партия окончена" in (m.text or "")
+    )
+    print(result)
+    lines = result.splitlines()
+    medal = next(line for line in lines if line.startswith("🏅"))
+    assert medal.startswith("🏅 Anna: Первая партия")
+    assert sum(line.startswith("✨ Момент партии: ") for line in lines) == 1
+    stats = await said(fake, anna, club, "/stats")
+    assert "🎴 Первая партия" in stats and "⏰ 0 ходов сделано по таймеру" in stats
