@@ -188,23 +188,33 @@ def stats_lines(
 
 
 def achievements_screen(t: Translator, *, chat_title: str, holders: dict[str, list[str]]) -> Screen:
-    """/achievements: every achievement, how to earn it and who holds it here."""
-    lines = [EMOJI + " <b>" + t._("Achievements") + "</b> · " + escape(chat_title)]
-    for achievement, (emoji, name, how) in NAMES.items():
-        who = holders.get(achievement, [])
-        entry = f"{emoji} <b>{t._(name)}</b> — {t._(how)}"
-        if who:
-            entry += "\n    " + ", ".join(escape(n) for n in who)
-        lines.append(entry)
-    text = "\n".join(lines)
-    while shown_length(text) > MAX_TEXT and any(", " in line for line in lines):
-        # The longest list of holders gives way first.
-        longest = max(range(len(lines)), key=lambda i: len(lines[i]) if ", " in lines[i] else 0)
-        head, _sep, names = lines[longest].rpartition("\n    ")
-        kept = names.split(", ")[:-1]
-        lines[longest] = head + "\n    " + ", ".join(kept) + " " + t._("and others")
-        text = "\n".join(lines)
-    return Screen.of(text)
+    """/achievements: every achievement, how to earn it and who holds it here (the longest
+    lists of holders cut to fit one message)."""
+    head = EMOJI + " <b>" + t._("Achievements") + "</b> · " + escape(chat_title)
+    shown = {a: [escape(n) for n in holders.get(a, [])] for a in NAMES}
+    cut: set[str] = set()
+
+    def text() -> str:
+        lines = [head]
+        for achievement, (emoji, name, how) in NAMES.items():
+            lines.append(f"{emoji} <b>{t._(name)}</b> — {t._(how)}")
+            if shown[achievement]:
+                more = " " + t._("and others") if achievement in cut else ""
+                lines.append("    " + ", ".join(shown[achievement]) + more)
+        return "\n".join(lines)
+
+    page = text()
+    while shown_length(page) > MAX_TEXT:
+        # The longest list of holders gives way first, a name at a time.
+        longest = max(shown, key=lambda a: len(", ".join(shown[a])))
+        if len(shown[longest]) <= 1:
+            break
+        excess = shown_length(page) - MAX_TEXT
+        drop = max(1, min(len(shown[longest]) - 1, excess // 20))
+        shown[longest] = shown[longest][:-drop]
+        cut.add(longest)
+        page = text()
+    return Screen.of(page)
 
 
 # ------------------------------------------------------------------ the moment

@@ -369,13 +369,18 @@ def test_every_evening_text_is_translated(lang: str) -> None:
         assert shown_length(text) <= MAX_TEXT
 
 
-def test_the_achievements_list_is_cut_to_one_message() -> None:
-    t = get_translator("en")
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_the_achievements_list_is_cut_to_one_message(lang: str) -> None:
+    t = get_translator(lang)
     many = {name: [f"Player number {i}" for i in range(60)] for name in NAMES}
+    many["eggs"] = ["Anna"]
     text = achievements_screen(t, chat_title="Club", holders=many).text
     assert shown_length(text) <= MAX_TEXT
-    assert all(t._(names[1]) in text for names in NAMES.values())  # every achievement named
-    assert "and others" in text
+    for _emoji, name, how in NAMES.values():  # every achievement, its "how" whole
+        assert f"<b>{t._(name)}</b> — {t._(how)}" in text
+    assert t._("and others") in text
+    assert "\n    Anna\n" in text  # a short list is left whole
+    assert "Player number 0, Player number 1" in text
 
 
 def test_a_deal_the_other_side_took_no_trick_in_is_a_clean_deal() -> None:
