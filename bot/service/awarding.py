@@ -30,12 +30,7 @@ class MatchAwarder:
 
     def __call__(self, match_id: int, pasts: Mapping[int, PlayerPast]) -> Awarding:
         awards = achievements.award_all(self.facts, pasts)
-        by_person: dict[int, list[str]] = {}
-        for user_id, name in awards:
-            by_person.setdefault(user_id, []).append(name)
-        line = awards_line(
-            self.t, [(self.names[user_id], earned) for user_id, earned in by_person.items()]
-        )
+        line = medal_line(self.t, self.names, awards)
         if line is None:
             return Awarding(awards, self.owe)
         plain = feed.result_text(self.t, self.match, self.seats)
@@ -47,7 +42,29 @@ class MatchAwarder:
         return Awarding(awards, owe)
 
 
+def medal_line(
+    t: Translator, names: Mapping[int, str], awards: Sequence[tuple[int, str]]
+) -> str | None:
+    """The result's one 🏅 line: each person (in ``names``' order) with what they earned, in
+    the order of ``ACHIEVEMENTS``."""
+    order = {a.id: i for i, a in enumerate(achievements.ACHIEVEMENTS)}
+    by_person: dict[int, list[str]] = {user_id: [] for user_id in names}
+    for user_id, name in awards:
+        by_person.setdefault(user_id, []).append(name)
+    return awards_line(
+        t,
+        [
+            (names.get(user_id, ""), sorted(earned, key=lambda a: order.get(a, len(order))))
+            for user_id, earned in by_person.items()
+        ],
+    )
+
+
+def table_names(table: TableRecord) -> dict[int, str]:
+    """Each person of the table by name, in seat order."""
+    return {s.person_id: s.name for s in table.seats if s.person_id is not None}
+
+
 def awarder(t: Translator, table: TableRecord, match: Match, owe: Sequence[Owed]) -> MatchAwarder:
     facts = match_facts.seat_facts(table, match)
-    names = {f.user_id: table.seats[f.seat].name for f in facts}
-    return MatchAwarder(t, match, seat_infos(table, t), facts, names, owe)
+    return MatchAwarder(t, match, seat_infos(table, t), facts, table_names(table), owe)

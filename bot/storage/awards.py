@@ -265,6 +265,17 @@ class Awards:
             for r in rows
         ]
 
+    async def of_table(self, table_id: int) -> list[tuple[int, str]]:
+        """(user id, achievement) earned by the table's match (none before it is recorded)."""
+        async with self._db.read() as conn:
+            rows = await conn.fetchall(
+                "SELECT a.user_id, a.achievement FROM achievements a "
+                "JOIN matches m ON m.id = a.match_id AND m.chat_id = a.chat_id "
+                "WHERE m.table_id = ?",
+                (table_id,),
+            )
+        return [(int(r["user_id"]), str(r["achievement"])) for r in rows]
+
     async def waits(self, chat_id: int, user_id: int) -> tuple[int, int]:
         """(turns timed out, deals played by a stand-in) of the person's matches in the chat
         (counted since schema 11: older matches count 0)."""

@@ -277,6 +277,10 @@ class AwardRepo(Protocol):
         """(turns timed out, deals played by a stand-in) of the person's matches in the chat."""
         ...
 
+    async def of_table(self, table_id: int) -> list[tuple[int, str]]:
+        """(user id, achievement) earned by the table's match (none before it is recorded)."""
+        ...
+
     async def pairs(
         self, chat_id: int, *, user_id: int | None = None, least: int = 1
     ) -> list[PairLine]:
