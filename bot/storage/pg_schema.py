@@ -319,4 +319,7 @@ CREATE TABLE pair_lines (
     PRIMARY KEY (chat_id, low_user, high_user)
 );
 CREATE INDEX pair_lines_high ON pair_lines (chat_id, high_user);
+-- A person's latest matches, newest first, without sorting all of them (SQLite's index on
+-- user_id already carries the match id: its table's key).
+CREATE INDEX match_players_user_match ON match_players (user_id, match_id);
 """
