@@ -187,6 +187,12 @@ def stats_lines(
     return lines
 
 
+def private_lines(t: Translator, count: int) -> list[str]:
+    if not count:
+        return []
+    return [EMOJI + " " + t.n_("{n} achievement", "{n} achievements", count)]
+
+
 def achievements_screen(t: Translator, *, chat_title: str, holders: dict[str, list[str]]) -> Screen:
     """/achievements: every achievement, how to earn it and who holds it here (the longest
     lists of holders cut to fit one message)."""

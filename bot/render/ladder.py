@@ -298,7 +298,13 @@ def no_private_stats_text(t: Translator) -> str:
 
 
 def private_stats_screen(
-    t: Translator, *, name: str, totals: Totals, chats: Sequence[ChatLine], more: int
+    t: Translator,
+    *,
+    name: str,
+    totals: Totals,
+    chats: Sequence[ChatLine],
+    more: int,
+    extra: Sequence[str] = (),
 ) -> Screen:
     text = [
         "📊 <b>" + escape(name) + "</b> · " + t._("all chats"),
@@ -306,6 +312,7 @@ def private_stats_screen(
         "",
     ]
     text += tally_lines(t, totals.tally)
+    text += extra
     text += ["", "<b>" + t._("Chats") + "</b>"]
     text += [_rated_line(t, escape(chat.title or "?"), chat.latest, chat.tally) for chat in chats]
     if more:

@@ -232,6 +232,7 @@ async def _private_stats(core: Core, t: Translator, user: UserRecord) -> Reply:
             totals=totals,
             chats=chats[:PRIVATE_CHATS_SHOWN],
             more=max(0, len(chats) - PRIVATE_CHATS_SHOWN),
+            extra=await partners.private_lines(core, t, user.user_id),
         )
     )
 

@@ -19,6 +19,12 @@ def pair_of(line: PairLine, first: int | None = None) -> render.Pair:
     return render.Pair(names, line.matches, line.wins, line.defeat_points)
 
 
+async def private_lines(core: Core, t: Translator, user_id: int) -> list[str]:
+    """/stats in private: how many achievements the person holds, every chat together."""
+    count = await core.storage.awards.count(user_id)
+    return render.private_lines(t, count)
+
+
 async def stats_lines(core: Core, t: Translator, chat_id: int, user_id: int) -> list[str]:
     """/stats: the person's achievements here and their best partner."""
     earned = await core.storage.awards.earned(chat_id, user_id)

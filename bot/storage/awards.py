@@ -265,6 +265,14 @@ class Awards:
             for r in rows
         ]
 
+    async def count(self, user_id: int) -> int:
+        """The person's achievements, every chat together."""
+        async with self._db.read() as conn:
+            row = await conn.fetchone(
+                "SELECT COUNT(*) AS n FROM achievements WHERE user_id = ?", (user_id,)
+            )
+        return int(row["n"]) if row else 0
+
     async def of_table(self, table_id: int) -> list[tuple[int, str]]:
         """(user id, achievement) earned by the table's match (none before it is recorded)."""
         async with self._db.read() as conn:

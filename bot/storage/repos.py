@@ -281,6 +281,10 @@ class AwardRepo(Protocol):
         """(user id, achievement) earned by the table's match (none before it is recorded)."""
         ...
 
+    async def count(self, user_id: int) -> int:
+        """The person's achievements, every chat together."""
+        ...
+
     async def pairs(
         self, chat_id: int, *, user_id: int | None = None, least: int = 1
     ) -> list[PairLine]:

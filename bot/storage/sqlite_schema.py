@@ -330,6 +330,7 @@ CREATE TABLE achievements (
     PRIMARY KEY (chat_id, user_id, achievement)
 ) WITHOUT ROWID;
 CREATE INDEX achievements_match ON achievements (match_id);
+CREATE INDEX achievements_user ON achievements (user_id);
 ALTER TABLE match_players ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE match_players ADD COLUMN stand_in_deals INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE player_waits (

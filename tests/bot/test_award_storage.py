@@ -122,6 +122,7 @@ async def test_another_chat_has_a_past_of_its_own(storage: Storage) -> None:
     await finish(storage, teams(0, -200, [1, 2], [3, 4]), award)
     assert all(p.matches == 0 for p in award.seen[1][1].values())
     assert len(await storage.awards.earned(-200)) == 4
+    assert await storage.awards.count(1) == 2 and await storage.awards.count(9) == 0
 
 
 async def test_a_migrated_chat_keeps_its_achievements(storage: Storage) -> None:

@@ -73,6 +73,10 @@ async def test_a_first_match_earns_a_medal_in_its_result_and_in_stats(
     assert "🤝 Old partners — Play ten four-player matches with the same partner." in board
     # The answers were replies to the commands: the match itself added nothing since.
     assert group_sends(fake, club) == sent + 2
+    # In private, every chat together.
+    earned = len(medals[0].removeprefix("🏅 Anna: ").split(", "))
+    private = await said(fake, anna, anna, "/stats")
+    assert f"🏅 {earned} achievement{'s' if earned != 1 else ''}" in private.splitlines()
     fake.assert_no_unknown_calls()
 
 
