@@ -3,9 +3,10 @@
 Fills a fresh SQLite file with a realistic ladder: one chat with ``--matches`` finished matches
 (default 10,000) among ``--players`` people (default 30, of them 3 computer levels), in the three
 variants (moscow with 2, 3 and 4 players), over ``--seasons`` seasons, plus ``--other-chats``
-smaller chats that share some of the players. Then it times the use cases behind /top, /stats
-and /history (the full service call: storage queries and rendering, as the bot runs them), and
-the recording of one more match with its rating. Prints the median, 95th percentile and maximum.
+smaller chats that share some of the players. Then it times the use cases behind /top, /stats,
+/history, /achievements and /pairs (the full service call: storage queries and rendering, as the
+bot runs them), and the recording of one more match with its rating (and its achievements).
+Prints the median, 95th percentile and maximum.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,12 +27,20 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.screen import Screen
-from bot.service import ladder
+from bot.service import awards, ladder
 from bot.service.core import Core, Settings
 from bot.service.ladder import StatsTarget
 from bot.service.ports import ChatInfo, Person
 from bot.service.rating import rate
-from bot.storage import ChatRecord, MatchPlayerRecord, MatchRecord, SqliteStorage, UserRecord
+from bot.storage import (
+    Awarding,
+    ChatRecord,
+    MatchPlayerRecord,
+    MatchRecord,
+    PlayerPast,
+    SqliteStorage,
+    UserRecord,
+)
 from kozel_rules.ai import LEVELS
 from kozel_rules.variant import Variant, get_variant
 
@@ -79,9 +88,10 @@ def make_players(rng: random.Random, people: int, first_id: int) -> list[Player]
         )
         for i in range(people)
     ]
+    # The computer levels from the weakest to the strongest, however many there are.
+    skills = [-1.0 + 2.0 * i / max(1, len(LEVELS) - 1) for i in range(len(LEVELS))]
     players += [
-        Player(None, level, level, skill, 3.0)
-        for level, skill in zip(LEVELS, (-1.0, 0.2, 1.0), strict=True)
+        Player(None, level, level, skill, 3.0) for level, skill in zip(LEVELS, skills, strict=True)
     ]
     return players
 
@@ -310,6 +320,8 @@ async def run(args: argparse.Namespace) -> int:
                 lambda: ladder.history(core, group, person(casual), ["moscow", "s2"]),
             ),
             ("/history in private", lambda: ladder.history(core, private, person(busiest), [])),
+            ("/achievements", lambda: awards.achievements(core, group, person(casual))),
+            ("/pairs", lambda: awards.pairs(core, group, person(casual))),
         ]
         print()
         print(f"{'use case (service call + render), ms':<34} {'median':>8} {'p95':>8} {'max':>8}")
@@ -319,15 +331,25 @@ async def run(args: argparse.Namespace) -> int:
             results.append(times)
             print(row(name, times))
 
+        def award(match_id: int, pasts: Mapping[int, PlayerPast]) -> Awarding:
+            return Awarding([(user, "first_match") for user in pasts], ())
+
+        # Turn about, so that the machine's load weighs on both alike.
         table_id = 10_000_000
-        record_times = []
-        for _ in range(50):
+        record_times: list[float] = []
+        award_times: list[float] = []
+        for turn in range(100):
             table_id += 1
             record = make_match(rng, table_id, BENCH_CHAT, pool, time.time())
             start = time.perf_counter()
-            await ladder.record(core, record)
-            record_times.append((time.perf_counter() - start) * 1000)
+            if turn % 2:
+                await storage.ladder.record(record, rate=rate, award=award)
+                award_times.append((time.perf_counter() - start) * 1000)
+            else:
+                await ladder.record(core, record)
+                record_times.append((time.perf_counter() - start) * 1000)
         print(row("record + rate one match (fsync)", record_times, judged=False))
+        print(row("... and award its achievements", award_times, judged=False))
     finally:
         await storage.close()
     slow = [times for times in results if sorted(times)[int(0.95 * len(times))] >= TARGET_MS]

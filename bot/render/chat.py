@@ -41,6 +41,8 @@ def help_screen(t: Translator, *, private: bool) -> Screen:
         "top": t._("this chat's ladder"),
         "stats": t._("a player's statistics"),
         "history": t._("the last matches in this chat"),
+        "achievements": t._("every achievement and who holds it here"),
+        "pairs": t._("partnerships of four-player matches, best first"),
         "settings": t._("turn timer (admins)"),
         "language": t._("the language I speak here"),
         "kick": t._(

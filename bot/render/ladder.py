@@ -237,6 +237,7 @@ def stats_screen(
     by_variant: Sequence[Standing],
     results: Sequence[PlayerResult],
     every_season: Totals | None,
+    extra: Sequence[str] = (),
 ) -> Screen:
     text = [
         "📊 <b>" + line_name(t, overall) + "</b> · " + escape(chat_title),
@@ -268,6 +269,7 @@ def stats_screen(
                 delta=delta_text(last.before.value, last.after.value),
             )
         )
+    text += extra
     if every_season is not None:
         text += [
             "",
@@ -298,7 +300,13 @@ def no_private_stats_text(t: Translator) -> str:
 
 
 def private_stats_screen(
-    t: Translator, *, name: str, totals: Totals, chats: Sequence[ChatLine], more: int
+    t: Translator,
+    *,
+    name: str,
+    totals: Totals,
+    chats: Sequence[ChatLine],
+    more: int,
+    extra: Sequence[str] = (),
 ) -> Screen:
     text = [
         "📊 <b>" + escape(name) + "</b> · " + t._("all chats"),
@@ -306,6 +314,7 @@ def private_stats_screen(
         "",
     ]
     text += tally_lines(t, totals.tally)
+    text += extra
     text += ["", "<b>" + t._("Chats") + "</b>"]
     text += [_rated_line(t, escape(chat.title or "?"), chat.latest, chat.tally) for chat in chats]
     if more:

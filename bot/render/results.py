@@ -115,8 +115,12 @@ def match_result_text(
     view: SeatView,
     seats: Sequence[SeatInfo],
     options: Options | None = None,
+    moment: str | None = None,
+    awards: str | None = None,
 ) -> str:
-    """``view``: the match's public view (its sides); ``options``: its house rules, named."""
+    """``view``: the match's public view (its sides); ``options``: its house rules, named.
+    ``moment`` and ``awards``: a line each, the match's most striking moment and the
+    achievements it earned (no message of their own)."""
 
     def side(number: int) -> str:
         return side_name(seats, view.sides, number, t, over=True)
@@ -163,5 +167,6 @@ def match_result_text(
     rules = header_line(t, options) if options is not None else ""
     if rules:
         lines.append(rules)
+    lines += [line for line in (moment, awards) if line]
     lines.append(t._("Play again with /newgame · the ladder: /top"))
     return "\n".join(lines)

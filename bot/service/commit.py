@@ -15,11 +15,12 @@ from kozel_rules.event import DealEnded, Event, MatchEnded
 from kozel_rules.match import Match
 
 from ..storage import Actor, LogEntry, LogKind, Owed, TableRecord, TableStatus
-from . import feed, turns
+from . import awarding, feed, turns
 from .change import Change
 from .core import Core
+from .people import chat_t
 from .rating import rate
-from .record import jsonable, match_record
+from .record import jsonable, match_record, waits
 
 
 async def commit(
@@ -49,17 +50,24 @@ async def commit(
     if match.is_over:
         table.status = TableStatus.FINISHED
         table.finished_at = time.time()
-        finished = match_record(table, match)
+        # The whole log once a match: who let their turns run out, who a computer stood in for.
+        logged = [*await core.storage.tables.log(table.id), *entries]
+        finished = match_record(table, match, waits(table, logged))
     change = Change(events, actor=action.seat, answered=by is Actor.PERSON)
     owed = await feed.after_change(core, table, match, change, before)
     timers = turns.timer_rows(core, table, match)
-    # The match record (the ladder's input) is written in the same transaction as the move.
+    award = None
+    if finished is not None:
+        award = awarding.awarder(await chat_t(core, table.chat_id), table, match, owed)
+    # The match record (the ladder's input) is written in the same transaction as the move,
+    # and so are its achievements (the awarder puts them in the match result).
     await core.storage.tables.save(
         table,
         expected_version=table.version,
         log=entries,
         match=finished,
         rate=rate,
+        award=award,
         owe=owed,
         timers=timers,
     )

@@ -22,6 +22,7 @@ from kozel_rules.result import DealResult
 from kozel_rules.variant import get_variant
 
 from ..i18n import Translator
+from ..render.achievements import MomentText, moment_line
 from ..render.labels import SeatInfo
 from ..render.ladder import replay_html
 from ..render.lobby import lobby_screen
@@ -29,7 +30,7 @@ from ..render.next_table import result_buttons
 from ..render.results import deal_result_text, match_result_text
 from ..screen import Screen
 from ..storage import OutboxKind, Owed, Priority, TableRecord
-from . import house_rules
+from . import house_rules, match_facts
 from .change import Change
 from .core import Core
 from .people import chat_t, seat_infos
@@ -204,7 +205,6 @@ async def after_change(
     message below it; the match's result is the last message."""
     t = await chat_t(core, table.chat_id)
     seats = seat_infos(table, t)
-    view = match.view(None)
     owed: list[Owed] = []
     for event in change.events:
         if isinstance(event, DealEnded):
@@ -214,9 +214,7 @@ async def after_change(
             table.table_message_id = None  # the next table is a new message
             owed.append(post(table.chat_id, text, table_id=table.id, notify=False, over=over))
         elif isinstance(event, MatchEnded):
-            text = match_result_text(
-                t, result=event.result, view=view, seats=seats, options=match.options
-            )
+            text = result_text(t, match, seats)
             # Its buttons cost no message: a rematch, or word of the next table.
             buttons = encode(result_buttons(t))
             owed.append(post(table.chat_id, text, table_id=table.id, buttons=buttons))
@@ -288,6 +286,32 @@ def replay_link(core: Core, table_id: int, deal: int) -> str | None:
 def replay_line(t: Translator, core: Core, table_id: int, deal: int) -> str:
     """The group's link to the deal's replay, under its result."""
     return replay_html(t, replay_link(core, table_id, deal))
+
+
+def result_text(
+    t: Translator, match: Match, seats: list[SeatInfo], awards: str | None = None
+) -> str:
+    """The finished match's result as the group reads it, with its moment and (once the
+    ladder's transaction knows them) the achievements it earned."""
+    result = match.result
+    assert result is not None
+    view = match.view(None)
+    found = match_facts.moment(match)
+    moment = None
+    if found is not None:
+        shown = MomentText(
+            str(found.kind), found.deal, found.seat, found.other, found.side, found.points
+        )
+        moment = moment_line(t, shown, seats, view.sides)
+    return match_result_text(
+        t,
+        result=result,
+        view=view,
+        seats=seats,
+        options=match.options,
+        moment=moment,
+        awards=awards,
+    )
 
 
 def deal_text(t: Translator, match: Match, result: DealResult, seats: list[SeatInfo]) -> str:

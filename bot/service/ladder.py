@@ -26,7 +26,7 @@ from ..storage import (
     UserRecord,
     player_key,
 )
-from . import feed
+from . import feed, partners
 from .core import Core
 from .people import chat_record, chat_t, remember, user_t
 from .ports import ChatInfo, Person, Shared
@@ -159,6 +159,9 @@ async def stats(core: Core, chat: ChatInfo, person: Person, target: StatsTarget)
         (line for line in current if line.variant != ALL_VARIANTS),
         key=lambda line: _ORDER.get(line.variant, 99),
     )
+    extra: list[str] = []
+    if overall.user_id is not None:
+        extra = await partners.stats_lines(core, t, chat.chat_id, overall.user_id)
     return Reply(
         screen=render_ladder.stats_screen(
             t,
@@ -170,6 +173,7 @@ async def stats(core: Core, chat: ChatInfo, person: Person, target: StatsTarget)
             by_variant=by_variant,
             results=card.results,
             every_season=sum_lines(every_season) if len(every_season) > 1 else None,
+            extra=extra,
         )
     )
 
@@ -228,6 +232,7 @@ async def _private_stats(core: Core, t: Translator, user: UserRecord) -> Reply:
             totals=totals,
             chats=chats[:PRIVATE_CHATS_SHOWN],
             more=max(0, len(chats) - PRIVATE_CHATS_SHOWN),
+            extra=await partners.private_lines(core, t, user.user_id),
         )
     )
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import time
-from dataclasses import asdict
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any
 
 from kozel_rules.match import Match
 
-from ..storage import MatchPlayerRecord, MatchRecord, TableRecord
+from ..storage import Actor, LogEntry, LogKind, MatchPlayerRecord, MatchRecord, TableRecord
 
 
 def jsonable(value: Any) -> Any:
@@ -23,11 +24,46 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def match_record(table: TableRecord, match: Match) -> MatchRecord:
+@dataclass(frozen=True)
+class Waits:
+    """Who waited for whom at one seat: turns the timer played, and deals in which a computer
+    played for the person."""
+
+    timeouts: int = 0
+    stand_in_deals: int = 0
+
+
+def waits(table: TableRecord, log: Sequence[LogEntry]) -> dict[int, Waits]:
+    """Each person's seat's waits, from the table's log in order (a deal's line follows the
+    move that ended it)."""
+    deal = 1
+    timeouts: dict[int, int] = {}
+    stood_in: dict[int, set[int]] = {}
+    for entry in log:
+        if entry.kind is LogKind.DEAL:
+            deal += 1
+        elif entry.kind is LogKind.ACTION and entry.seat is not None:
+            if entry.seat >= len(table.seats) or table.seats[entry.seat].person_id is None:
+                continue
+            if entry.by is Actor.TIMER:
+                timeouts[entry.seat] = timeouts.get(entry.seat, 0) + 1
+            elif entry.by is Actor.COMPUTER:
+                stood_in.setdefault(entry.seat, set()).add(deal)
+    seats = set(timeouts) | set(stood_in)
+    return {s: Waits(timeouts.get(s, 0), len(stood_in.get(s, ()))) for s in seats}
+
+
+def match_record(
+    table: TableRecord, match: Match, seat_waits: Mapping[int, Waits] | None = None
+) -> MatchRecord:
     """The finished match, with each player's numbers (the ladder's tallies add these up)."""
     result = match.result
     assert result is not None
     players = [_player(table, match, record.seat) for record in table.seats]
+    for player in players:
+        found = (seat_waits or {}).get(player.seat)
+        if found is not None:
+            player.timeouts, player.stand_in_deals = found.timeouts, found.stand_in_deals
     return MatchRecord(
         table_id=table.id,
         chat_id=table.chat_id,

@@ -4,7 +4,7 @@ Telegram's own flow (Bot API 8.0): the bot stores the card as a prepared inline 
 that user (``savePreparedInlineMessage``: the ``Preparer`` port) and the page hands its id to
 ``Telegram.WebApp.shareMessage``, which lets the user pick the chat. The card: the variant
 and the chat, who won, who is the goat (with eggs), the match's moment if it had one (the
-biggest blow of defeat points in one deal), and a link to the group's table.
+the same ✨ line as the group's result), and a link to the group's table.
 """
 
 from __future__ import annotations
@@ -16,15 +16,12 @@ from html import escape
 from kozel_rules.match import Match
 
 from ..i18n import Translator
-from ..render.labels import SeatInfo, and_list, side_name
-from ..render.results import match_result_text
+from ..render.labels import SeatInfo
 from ..render.rules_text import variant_name
-from . import webapp
+from . import feed, webapp
 from .core import Core
 from .ports import Person
 from .reply import IsMember, nobody
-
-MOMENT = 4  # defeat points in one deal that make it the match's moment
 
 
 @dataclass(frozen=True)
@@ -77,18 +74,14 @@ def result_card(
     chat_title: str,
     person: Person,
 ) -> Card:
-    result = match.result
-    assert result is not None
-    view = match.view(None)
+    assert match.result is not None
     variant = variant_name(t, match.variant)
     head = f"🐐 <b>{escape(variant)}</b>" + (f" · {escape(chat_title)}" if chat_title else "")
-    # The group's own hint ("Play again with /newgame …") means nothing in another chat.
+    # The group's result, its house rules and moment included; the group's own hint ("Play
+    # again with /newgame …") means nothing in another chat.
     again = t._("Play again with /newgame · the ladder: /top")
-    text = match_result_text(t, result=result, view=view, seats=seats, options=match.options)
+    text = feed.result_text(t, match, seats)
     lines = [head, *(line for line in text.splitlines() if line != again)]
-    moment = _moment(t, match, seats)
-    if moment:
-        lines.append(moment)
     link = webapp.table_link(core, table_id)
     return Card(
         user_id=person.user_id,
@@ -96,25 +89,4 @@ def result_card(
         text="\n".join(lines),
         button="🃏 " + t._("Open the table"),
         url=link,
-    )
-
-
-def _moment(t: Translator, match: Match, seats: list[SeatInfo]) -> str | None:
-    """The deal that dealt the most defeat points at once, if it dealt ``MOMENT`` or more."""
-    best = None
-    for deal in match.deal_results:
-        for side, points in enumerate(deal.defeat_points):
-            if points >= MOMENT and (best is None or points > best[2]):
-                best = (deal.number, side, points)
-    if best is None:
-        return None
-    number, side, points = best
-    view = match.view(None)
-    names = and_list(t, [side_name(seats, view.sides, side, t)])
-    return "⚡ " + t.n_(
-        "The moment: in deal {deal}, {names} took {n} defeat point at once.",
-        "The moment: in deal {deal}, {names} took {n} defeat points at once.",
-        points,
-        deal=number,
-        names=names,
     )

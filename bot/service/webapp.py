@@ -19,9 +19,8 @@ from ..callback import Callback, Op
 from ..i18n import Translator, get_translator, negotiate
 from ..render.labels import SeatInfo
 from ..render.refusals import Refused
-from ..render.results import match_result_text
 from ..storage import Priority, TableRecord, TableStatus
-from . import feed, moves
+from . import awarding, feed, moves
 from .core import Core
 from .gate import AdminCache
 from .people import chat_title, remember, seat_infos, seat_of_user, user_t
@@ -120,15 +119,18 @@ async def open_seat(
         seats=seats,
         chat_title=await chat_title(core, table.chat_id),
         deal_text=feed.deal_text(t, match, deal, seats) if deal else None,
-        match_text=(
-            match_result_text(
-                t, result=result, view=match.view(None), seats=seats, options=match.options
-            )
-            if result
-            else None
-        ),
+        match_text=await _match_text(core, t, table, match, seats) if result else None,
         deal_trick=finished_deal_trick(match, seat) if _deal_is_young(match) else None,
     )
+
+
+async def _match_text(
+    core: Core, t: Translator, table: TableRecord, match: Match, seats: list[SeatInfo]
+) -> str:
+    """The match's result as the group read it: its moment and its 🏅 line too."""
+    earned = await core.storage.awards.of_table(table.id)
+    line = awarding.medal_line(t, awarding.table_names(table), earned)
+    return feed.result_text(t, match, seats, awards=line)
 
 
 def _deal_is_young(match: Match) -> bool:

@@ -9,6 +9,7 @@ selects PostgreSQL, anything else is an SQLite file. The store's parts are ``sto
 
 import os
 
+from bot.storage.awards import Awarder, Awarding, Earned, PairLine, PlayerPast
 from bot.storage.errors import (
     ActiveTableExistsError,
     ConstraintError,
@@ -90,9 +91,12 @@ __all__ = [
     "TABLE_STATUSES",
     "ActiveTableExistsError",
     "Actor",
+    "Awarder",
+    "Awarding",
     "ChatRecord",
     "ChatRepo",
     "ConstraintError",
+    "Earned",
     "HistoryPage",
     "LadderBoard",
     "LadderMatch",
@@ -106,7 +110,9 @@ __all__ = [
     "OutboxKind",
     "OutboxRepo",
     "Owed",
+    "PairLine",
     "PlayerCard",
+    "PlayerPast",
     "PlayerResult",
     "PostgresStorage",
     "Priority",

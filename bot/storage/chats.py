@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from bot.lru import Expiring
-from bot.storage import ladder_rating
+from bot.storage import awards, ladder_rating
 from bot.storage.conn import Database
 from bot.storage.records import ChatRecord
 from bot.storage.rows import CHAT_COLUMNS, chat_from_row, chat_values, marks
@@ -91,4 +91,5 @@ class Chats:
                 "UPDATE outbox SET chat_id = ? WHERE chat_id = ?", (new_chat_id, old_chat_id)
             )
             await ladder_rating.move_chat(conn, old_chat_id, new_chat_id)
+            await awards.move_chat(conn, old_chat_id, new_chat_id)
         self._cache.forget(old_chat_id, new_chat_id)

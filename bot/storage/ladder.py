@@ -3,9 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from bot.storage import awards, outbox
 from bot.storage import ladder_queries as queries
 from bot.storage import ladder_rating as rating
+from bot.storage.awards import Awarder
 from bot.storage.conn import Conn, Database
+from bot.storage.outbox import Owed
 from bot.storage.records import (
     HistoryPage,
     LadderBoard,
@@ -29,16 +34,31 @@ class Ladder:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    async def record_in(self, conn: Conn, match: MatchRecord, rate: Rater | None) -> int:
-        """``record`` inside the caller's write transaction (a table save's)."""
-        match_id = await rating.insert_match(conn, match)
+    async def record_in(
+        self,
+        conn: Conn,
+        match: MatchRecord,
+        rate: Rater | None,
+        award: Awarder | None = None,
+    ) -> tuple[int, Sequence[Owed] | None]:
+        """``record`` inside the caller's write transaction (a table save's); with ``award``,
+        award the match's achievements too (a new match only) and return what it owes."""
+        match_id, fresh = await rating.insert_match(conn, match)
+        owe = None
+        if fresh:
+            owe = await awards.record_in(conn, match, match_id, award, self._db.clock())
         if rate is not None:
             await rating.apply_pending(conn, rate, match.chat_id, self.batch)
-        return match_id
+        return match_id, owe
 
-    async def record(self, match: MatchRecord, *, rate: Rater | None = None) -> int:
+    async def record(
+        self, match: MatchRecord, *, rate: Rater | None = None, award: Awarder | None = None
+    ) -> int:
         async with self._db.write() as conn:
-            return await self.record_in(conn, match, rate)
+            match_id, owe = await self.record_in(conn, match, rate, award)
+            if owe:
+                await outbox.owe(conn, owe, self._db.clock())
+            return match_id
 
     async def update(self, rate: Rater, chat_id: int | None = None) -> int:
         async with self._db.read() as conn:

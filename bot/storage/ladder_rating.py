@@ -61,19 +61,20 @@ _UPSERT_STANDINGS = (
 )
 
 
-async def insert_match(conn: Conn, record: MatchRecord) -> int:
-    """Store the match (in the chat's current season) and its players; returns its id. A table
-    already recorded keeps its match: nothing is stored and the existing id comes back."""
+async def insert_match(conn: Conn, record: MatchRecord) -> tuple[int, bool]:
+    """Store the match (in the chat's current season) and its players; returns its id, and
+    whether it is new. A table already recorded keeps its match: nothing is stored and the
+    existing id comes back."""
     row = await conn.fetchone(_INSERT_MATCH, (*match_values(record), record.chat_id))
     if row is None:  # already recorded for this table
         existing = await conn.fetchone(
             "SELECT id FROM matches WHERE table_id = ?", (record.table_id,)
         )
         assert existing is not None
-        return int(existing["id"])
+        return int(existing["id"]), False
     match_id = int(row["id"])
     await conn.executemany(_INSERT_PLAYERS, player_rows(match_id, record.players_list))
-    return match_id
+    return match_id, True
 
 
 async def apply_pending(conn: Conn, rate: Rater, chat_id: int | None, limit: int) -> int:

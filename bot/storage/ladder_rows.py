@@ -68,7 +68,7 @@ def match_values(record: MatchRecord) -> tuple[Any, ...]:
 
 PLAYER_COLUMNS = (
     "match_id, seat, side, user_id, name, ai_level, won, goat, defeat_points, deals_won, "
-    "deals_lost, eggs, queens_caught, tricks, card_points"
+    "deals_lost, eggs, queens_caught, tricks, card_points, timeouts, stand_in_deals"
 )
 
 
@@ -88,6 +88,8 @@ def player_from_row(row: Row) -> MatchPlayerRecord:
         queens_caught=int(row["queens_caught"]),
         tricks=int(row["tricks"]),
         card_points=int(row["card_points"]),
+        timeouts=int(row["timeouts"]),
+        stand_in_deals=int(row["stand_in_deals"]),
     )
 
 
@@ -110,6 +112,8 @@ def player_rows(match_id: int, players: Iterable[MatchPlayerRecord]) -> list[tup
             p.queens_caught,
             p.tricks,
             p.card_points,
+            p.timeouts,
+            p.stand_in_deals,
         )
         for p in players
     ]

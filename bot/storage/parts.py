@@ -7,6 +7,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
+from bot.storage.awards import Awards
 from bot.storage.chats import Chats
 from bot.storage.conn import Database
 from bot.storage.facts import Facts
@@ -32,6 +33,7 @@ class Repositories:
         self.users = Users(db, cache_seconds=user_cache)
         self.chats = Chats(db, cache_seconds=user_cache)
         self.ladder = Ladder(db)
+        self.awards = Awards(db)
         self.tables = Tables(db, self.ladder)
         self.outbox = Outbox(db)
         self.leases = Leases(db)

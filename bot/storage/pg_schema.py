@@ -319,3 +319,41 @@ CREATE TABLE schema_readers (
     oldest_release INTEGER NOT NULL
 );
 """
+
+# Achievements, who waits for whom, partnerships' totals.
+V14 = """
+CREATE TABLE achievements (
+    chat_id     BIGINT NOT NULL,
+    user_id     BIGINT NOT NULL,
+    achievement TEXT   NOT NULL,
+    match_id    BIGINT NOT NULL,
+    earned_at   DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (chat_id, user_id, achievement)
+);
+CREATE INDEX achievements_match ON achievements (match_id);
+CREATE INDEX achievements_user ON achievements (user_id);
+ALTER TABLE match_players ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE match_players ADD COLUMN stand_in_deals INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE player_waits (
+    chat_id        BIGINT  NOT NULL,
+    user_id        BIGINT  NOT NULL,
+    timeouts       INTEGER NOT NULL,
+    stand_in_deals INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, user_id)
+);
+ALTER TABLE matches ADD COLUMN in_pairs SMALLINT NOT NULL DEFAULT 0 CHECK (in_pairs IN (0, 1));
+CREATE INDEX matches_not_in_pairs ON matches (chat_id, id) WHERE in_pairs = 0;
+CREATE TABLE pair_lines (
+    chat_id       BIGINT  NOT NULL,
+    low_user      BIGINT  NOT NULL,
+    high_user     BIGINT  NOT NULL,
+    matches       INTEGER NOT NULL,
+    wins          INTEGER NOT NULL,
+    defeat_points INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, low_user, high_user)
+);
+CREATE INDEX pair_lines_high ON pair_lines (chat_id, high_user);
+-- A person's latest matches, newest first, without sorting all of them (SQLite's index on
+-- user_id already carries the match id: its table's key).
+CREATE INDEX match_players_user_match ON match_players (user_id, match_id);
+"""

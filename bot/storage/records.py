@@ -194,6 +194,10 @@ class MatchPlayerRecord:
     queens_caught: int
     tricks: int
     card_points: int
+    timeouts: int = 0
+    """Turns the timer played for the person (stored since schema 11; 0 before)."""
+    stand_in_deals: int = 0
+    """Deals in which a computer played for the person (away or removed), since schema 11."""
 
 
 @dataclass

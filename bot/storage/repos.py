@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
+from bot.storage.awards import Awarder, Earned, PairLine
 from bot.storage.facts import Facts
 from bot.storage.outbox import Owed
 from bot.storage.records import (
@@ -137,11 +138,13 @@ class TableRepo(Protocol):
         log: Sequence[LogEntry] = (),
         match: MatchRecord | None = None,
         rate: Rater | None = None,
+        award: Awarder | None = None,
         owe: Sequence[Owed] = (),
         timers: Sequence[Timer] | None = None,
     ) -> TableRecord:
         """Write the table and all its seats, append ``log``, (optionally) record ``match``
-        (and with ``rate``, rate it into the ladder as ``ladder.record`` does), add ``owe``
+        (and with ``rate``, rate it into the ladder as ``ladder.record`` does; with ``award``,
+        award its achievements, whose ``Awarding.owe`` then takes the place of ``owe``), add ``owe``
         to the outbox and (unless None) make ``timers`` the table's timers, in one
         transaction, if the stored version is ``expected_version``.
 
@@ -168,13 +171,17 @@ class TableRepo(Protocol):
 
 
 class LadderRepo(Protocol):
-    async def record(self, match: MatchRecord, *, rate: Rater | None = None) -> int:
+    async def record(
+        self, match: MatchRecord, *, rate: Rater | None = None, award: Awarder | None = None
+    ) -> int:
         """Store a finished match and its players; returns the match id.
 
         A table has at most one match record: recording the same ``table_id`` again stores
         nothing and returns the existing id (so a retry after a crash cannot count twice).
         The match joins the chat's current ladder season. With ``rate``, every match of the
-        chat not yet in the ladder (this one included) is rated in the same transaction.
+        chat not yet in the ladder (this one included) is rated in the same transaction; with
+        ``award``, a new match's achievements are awarded in it too (and what the awarder
+        answers it owes, owed).
         """
         ...
 
@@ -263,6 +270,31 @@ class LadderRepo(Protocol):
         self, chat_id: int, *, season: int | None, variant: str | None, limit: int = 10
     ) -> HistoryPage:
         """/history: the newest matches of a season (None: the current one) of the chat."""
+        ...
+
+
+class AwardRepo(Protocol):
+    async def earned(self, chat_id: int, user_id: int | None = None) -> list[Earned]:
+        """The chat's achievements (or one person's), oldest first."""
+        ...
+
+    async def waits(self, chat_id: int, user_id: int) -> tuple[int, int]:
+        """(turns timed out, deals played by a stand-in) of the person's matches in the chat."""
+        ...
+
+    async def of_table(self, table_id: int) -> list[tuple[int, str]]:
+        """(user id, achievement) earned by the table's match (none before it is recorded)."""
+        ...
+
+    async def count(self, user_id: int) -> int:
+        """The person's achievements, every chat together."""
+        ...
+
+    async def pairs(
+        self, chat_id: int, *, user_id: int | None = None, least: int = 1
+    ) -> list[PairLine]:
+        """The partnerships of the chat's four-player matches with at least ``least`` matches
+        together (or one person's), unsorted."""
         ...
 
 
@@ -448,6 +480,9 @@ class Storage(Protocol):
 
     @property
     def outbox(self) -> OutboxRepo: ...
+
+    @property
+    def awards(self) -> AwardRepo: ...
 
     async def ping(self) -> bool:
         """True when the database answers a trivial query (for health checks); never raises."""

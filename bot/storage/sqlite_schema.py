@@ -350,3 +350,44 @@ CREATE TABLE schema_readers (
     oldest_release INTEGER NOT NULL
 );
 """
+
+# Achievements: earned once per chat and person, for ever, in the transaction that records the
+# match that earned them (an older release beside this one records matches and awards none).
+# Who waits for whom: each seat's turns timed out and deals a computer played for the person
+# (an older release's matches count 0), and each person's running totals of them per chat.
+# Partnerships: running totals per chat and pair of people of four-player matches; a match adds
+# to them once (``in_pairs``), when this release records one or first reads the chat's pairs
+# (so matches an older release recorded, and every match before, count too).
+SCHEMA_V14 = """
+CREATE TABLE achievements (
+    chat_id     INTEGER NOT NULL,
+    user_id     INTEGER NOT NULL,
+    achievement TEXT    NOT NULL,
+    match_id    INTEGER NOT NULL,
+    earned_at   REAL    NOT NULL,
+    PRIMARY KEY (chat_id, user_id, achievement)
+) WITHOUT ROWID;
+CREATE INDEX achievements_match ON achievements (match_id);
+CREATE INDEX achievements_user ON achievements (user_id);
+ALTER TABLE match_players ADD COLUMN timeouts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE match_players ADD COLUMN stand_in_deals INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE player_waits (
+    chat_id        INTEGER NOT NULL,
+    user_id        INTEGER NOT NULL,
+    timeouts       INTEGER NOT NULL,
+    stand_in_deals INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, user_id)
+) WITHOUT ROWID;
+ALTER TABLE matches ADD COLUMN in_pairs INTEGER NOT NULL DEFAULT 0 CHECK (in_pairs IN (0, 1));
+CREATE INDEX matches_not_in_pairs ON matches (chat_id, id) WHERE in_pairs = 0;
+CREATE TABLE pair_lines (
+    chat_id       INTEGER NOT NULL,
+    low_user      INTEGER NOT NULL,
+    high_user     INTEGER NOT NULL,
+    matches       INTEGER NOT NULL,
+    wins          INTEGER NOT NULL,
+    defeat_points INTEGER NOT NULL,
+    PRIMARY KEY (chat_id, low_user, high_user)
+) WITHOUT ROWID;
+CREATE INDEX pair_lines_high ON pair_lines (chat_id, high_user);
+"""

@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.storage import outbox, table_events
 from bot.storage import timers as table_timers
+from bot.storage.awards import Awarder
 from bot.storage.conn import Conn, Database
 from bot.storage.errors import StaleVersionError, TableNotFoundError
 from bot.storage.ladder import Ladder
@@ -182,6 +183,7 @@ class Tables:
         log: Sequence[LogEntry] = (),
         match: MatchRecord | None = None,
         rate: Rater | None = None,
+        award: Awarder | None = None,
         owe: Sequence[Owed] = (),
         timers: Sequence[Timer] | None = None,
     ) -> TableRecord:
@@ -205,7 +207,8 @@ class Tables:
             )
             await conn.executemany(_INSERT_LOG, log_rows(table.id, now, log))
             if match is not None:
-                await self._ladder.record_in(conn, match, rate)
+                _match_id, owed = await self._ladder.record_in(conn, match, rate, award)
+                owe = owe if owed is None else owed
             await outbox.owe(conn, owe, now)
             if timers is not None:
                 await table_timers.replace(conn, table.id, timers, now)

@@ -1,4 +1,5 @@
-"""Telegram handlers of the ladder: /top, /stats, /history, /resetladder.
+"""Telegram handlers of the ladder: /top, /stats, /history, /resetladder, /achievements,
+/pairs.
 
 ``register(app)`` adds them; the /resetladder confirmation buttons go through
 ``handlers.on_button`` like every other button.
@@ -12,7 +13,7 @@ import re
 from telegram import Message, MessageEntity, Update
 from telegram.ext import CommandHandler
 
-from ..service import ladder
+from ..service import awards, ladder
 from ..service.ladder import StatsTarget
 from ..service.ports import Person
 from .handlers import admin_check, chat_of, core_of, person_of, reply
@@ -28,6 +29,8 @@ def register(app: App) -> None:
     app.add_handler(CommandHandler("stats", stats_command))
     app.add_handler(CommandHandler("history", history_command))
     app.add_handler(CommandHandler("resetladder", resetladder_command))
+    app.add_handler(CommandHandler("achievements", achievements_command))
+    app.add_handler(CommandHandler("pairs", pairs_command))
 
 
 async def top_command(update: Update, context: Context) -> None:
@@ -47,6 +50,16 @@ async def history_command(update: Update, context: Context) -> None:
     answer_ = await ladder.history(
         core_of(context), chat_of(update), person_of(update), context.args or []
     )
+    await reply(context, update.effective_message, answer_)
+
+
+async def achievements_command(update: Update, context: Context) -> None:
+    answer_ = await awards.achievements(core_of(context), chat_of(update), person_of(update))
+    await reply(context, update.effective_message, answer_)
+
+
+async def pairs_command(update: Update, context: Context) -> None:
+    answer_ = await awards.pairs(core_of(context), chat_of(update), person_of(update))
     await reply(context, update.effective_message, answer_)
 
 

@@ -56,6 +56,8 @@ COMMANDS = (
     ("top", N_("this chat's ladder")),
     ("stats", N_("a player's statistics")),
     ("history", N_("the last matches")),
+    ("achievements", N_("achievements and who holds them")),
+    ("pairs", N_("the best partnerships")),
     ("settings", N_("turn timer")),
     ("language", N_("choose the language")),
     ("cancel", N_("cancel the table")),
