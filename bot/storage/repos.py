@@ -366,7 +366,9 @@ class TimerRepo(Protocol):
 class UpdateRepo(Protocol):
     """The Telegram updates taken lately (see ``updates``)."""
 
-    async def take(self, update_id: int, holder: str, *, stale_after: float) -> Taken: ...
+    async def take(
+        self, update_id: int, holder: str, *, stale_after: float, alive_prefix: str | None = None
+    ) -> Taken: ...
 
     async def finish(self, update_id: int) -> None: ...
 

@@ -390,3 +390,47 @@ async def test_a_wrong_secret_through_the_proxy_changes_nothing(
             assert count(first.process.db, "SELECT count(*) FROM game_tables") == 1
     finally:
         await proxy.stop()
+
+
+async def test_a_press_in_flight_to_a_killed_worker_is_answered_within_seconds(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    """A worker takes a press in the database and is SIGKILLed while it handles it (here: it
+    waits for Telegram's answer to an admin check). Telegram sends the press again, to the
+    other worker, which takes it over once the dead worker's lease has run out (3 s here): the
+    press is answered within 10 s, not after the minute an update may stay taken."""
+    fake = fake_telegram
+    proxy, first, second = await two_workers(bot_process)
+    workers = {first.url: first, second.url: second}
+    try:
+        anna, boris = fake.add_user("Anna"), fake.add_user("Boris")
+        group = fake.add_group("Kozel club", [anna, boris], admins=[anna])
+        table = Table(fake, group)
+        await table.start_private(anna)
+        await table.open(anna, "street")
+        # Boris's Cancel (not his table) asks Telegram whether he is an admin: it hangs.
+        fake.set_delay("getChatMember", 60.0)
+        began = time.monotonic()
+        cancel = asyncio.create_task(
+            boris.press_button(group, table.lobby_id, contains="Cancel", timeout=30)
+        )
+        await wait_until(
+            "a worker to hold the press",
+            lambda: any(proxy.in_flight[t] for t in proxy.targets),
+            timeout=10,
+        )
+        await asyncio.sleep(1.0)  # it took the press and waits for the admin check
+        (holding,) = [t for t in proxy.targets if proxy.in_flight[t]]
+        victim = workers[holding]
+        taken = count(first.process.db, "SELECT count(*) FROM updates WHERE done = 0")
+        assert taken == 1, f"the press is not taken in the database ({taken} rows)"
+        victim.process.kill()
+        fake.set_delay("getChatMember", 0)  # the survivor's check is answered at once
+        answer = await cancel
+        waited = time.monotonic() - began
+        assert "Only the player who opened" in (answer.text or ""), answer
+        press = next(p for p in fake.press_log if p.user_id == boris.id)
+        assert press.latency is not None and press.latency < 10.0, (press.latency, waited)
+        print(f"press answered {press.latency:.1f} s after it was made (worker killed)")
+    finally:
+        await proxy.stop()
