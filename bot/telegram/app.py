@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-import sys
 
 from telegram.error import InvalidToken
 from telegram.ext import (
@@ -18,6 +17,7 @@ from telegram.ext import (
     filters,
 )
 
+from .. import logs
 from ..config import Config
 from ..service.gate import Gate
 from . import handlers, ladder_handlers
@@ -88,10 +88,10 @@ def run(config: Config) -> int:
     try:
         asyncio.run(serve(build(config), config))
     except InvalidToken:  # Telegram answered and refused the token
-        print("kozel-bot: Telegram rejected the token: check KOZEL_BOT_TOKEN", file=sys.stderr)
+        logs.say("kozel-bot: Telegram rejected the token: check KOZEL_BOT_TOKEN")
         return 2
     except StartupError as err:
-        print(f"kozel-bot: {err}", file=sys.stderr)
+        logs.say(f"kozel-bot: {err}")
         return 2
     except KeyboardInterrupt:
         pass

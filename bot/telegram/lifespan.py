@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
@@ -22,6 +21,7 @@ from typing import Any, TypeVar
 from telegram import BotCommand, Update
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
+from .. import logs
 from ..config import Config
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
 from ..service import admin, prune, timers
@@ -154,7 +154,7 @@ async def _lease(runtime: Runtime, holder: str, stop: asyncio.Event) -> AsyncIte
 
 
 def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    logs.say(line)
 
 
 def _core(app: App, runtime: Runtime, config: Config, holder: str) -> Core:
@@ -374,11 +374,9 @@ async def retrying(call: Callable[[], Awaitable[T]], config: Config) -> T:
             raise
         except NetworkError as err:
             if not said:
-                print(
+                logs.say(
                     f"kozel-bot: Telegram's API at {config.api_url} cannot be reached ({err}); "
-                    "retrying with backoff (at most 30 s apart) until it answers",
-                    file=sys.stderr,
-                    flush=True,
+                    "retrying with backoff (at most 30 s apart) until it answers"
                 )
                 said = True
             wait, pause = pause, min(pause * 2, MAX_RETRY_PAUSE)
