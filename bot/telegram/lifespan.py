@@ -87,6 +87,8 @@ async def lifespan(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
         if config.webhook_url is None:
             await stack.enter_async_context(_lease(runtime, holder, stop))
         else:
+            if not config.database_url:
+                await stack.enter_async_context(_sqlite_alone(storage, holder))
             # Any number of workers share the database; each claims its timers and chats row
             # by row, and keeps to its share of the bot's call budget.
             workers = Workers(
@@ -151,6 +153,25 @@ async def _lease(runtime: Runtime, holder: str, stop: asyncio.Event) -> AsyncIte
     finally:
         await runtime.supervisor.stop("database lock")
         await lease.release()  # a clean stop: the next process may start at once
+
+
+@asynccontextmanager
+async def _sqlite_alone(storage: Storage, holder: str) -> AsyncIterator[None]:
+    """Webhook workers on SQLite: one process per file. Its caches of people and chats trust
+    that this process's writes are all there are (another worker's would be seen minutes
+    late, and stale rows written back: an admin's /language undone)."""
+    lock = storage.process_lock()
+    if not await lock.take(holder):
+        other = await lock.holder() or "another process"
+        raise StartupError(
+            f"the SQLite database is in use by another running bot ({other}): several "
+            "webhook workers need PostgreSQL (KOZEL_DATABASE_URL); one SQLite file serves "
+            "one process (KOZEL_DB)"
+        )
+    try:
+        yield
+    finally:
+        await lock.release()
 
 
 def _say(line: str) -> None:
