@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
+
+Streams = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
 class NetCut:
-    """In front of ``unix_path`` (a server's socket file), on a local TCP port."""
+    """In front of a server (``unix``: its socket file; ``tcp``: host and port), on a local
+    TCP port. Besides ``cut``: ``refuse`` (every connection closed, new ones refused, as a
+    firewall's reject or a stopped service) and ``accept``."""
 
-    def __init__(self, unix_path: str) -> None:
-        self.unix_path = unix_path
+    def __init__(self, connect: Callable[[], Awaitable[Streams]]) -> None:
+        self._connect = connect
         self.listen_port = 0
         self._open = asyncio.Event()
         self._open.set()
@@ -26,9 +31,35 @@ class NetCut:
         self._tasks: set[asyncio.Task[None]] = set()
         self._orphans: list[asyncio.StreamWriter] = []  # never closed: their FIN was lost
 
+    @classmethod
+    def unix(cls, path: str) -> NetCut:
+        return cls(lambda: asyncio.open_unix_connection(path))
+
+    @classmethod
+    def tcp(cls, host: str, port: int) -> NetCut:
+        return cls(lambda: asyncio.open_connection(host, port))
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.listen_port}"
+
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._connection, "127.0.0.1", 0)
+        self._server = await asyncio.start_server(
+            self._connection, "127.0.0.1", self.listen_port, reuse_address=True
+        )
         self.listen_port = int(self._server.sockets[0].getsockname()[1])
+
+    async def refuse(self) -> None:
+        """Close every connection and refuse new ones (until ``accept``)."""
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.sleep(0)
+
+    async def accept(self) -> None:
+        await self.start()
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -51,14 +82,20 @@ class NetCut:
         try:
             await self._open.wait()
             try:
-                up_reader, up_writer = await asyncio.open_unix_connection(self.unix_path)
+                up_reader, up_writer = await self._connect()
             except OSError:
                 writer.close()
                 return
-            await asyncio.gather(
-                self._pipe(reader, up_writer), self._pipe(up_reader, writer), return_exceptions=True
-            )
+            try:
+                await asyncio.gather(
+                    self._pipe(reader, up_writer),
+                    self._pipe(up_reader, writer),
+                    return_exceptions=True,
+                )
+            finally:
+                up_writer.close()
         finally:
+            writer.close()
             self._tasks.discard(task)
 
     async def _pipe(self, source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> None:

@@ -44,6 +44,12 @@ class Reach:
         self.failing_since: float | None = None  # the first failure since the last answer
         self.away = False  # this worker paused the timers (and said so)
 
+    @property
+    def cut_off(self) -> bool:
+        """Telegram has not answered this worker for a while (``away``): beside other workers,
+        it steps aside (claims no chat and no timer, ``/healthz`` says 503) until it does."""
+        return self.away
+
     def answered(self) -> None:
         self.answered_at = self.clock()
         self.failing_since = None

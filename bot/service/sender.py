@@ -64,6 +64,9 @@ class Sender:
         # the held posts may have come before its retry was written).
         self._finished: set[int] = set()
         self._idle = True
+        # Whether this worker cannot reach Telegram now (``Reach.away``): with other workers
+        # beside it, it steps aside (no chat claimed, those held given back) until it can.
+        self.cut_off: Callable[[], bool] = lambda: False
 
     async def run(self) -> None:
         """Deliver forever (cancel to stop). A step that cannot read the outbox (the database
@@ -143,11 +146,16 @@ class Sender:
             await self.core.storage.leases.take(RETRY_AFTER, RETRY_AFTER, seconds)
 
     def _holds(self, item: Owed) -> bool:
-        return self.holder is None or self._claims.get(item.chat_id, 0.0) > time.time()
+        if self.holder is None:
+            return True
+        return not self.cut_off() and self._claims.get(item.chat_id, 0.0) > time.time()
 
     async def _claim(self, first: list[Owed], now: float) -> None:
         """Hold (or keep holding) the chats of the rows to send next."""
         if self.holder is None:
+            return
+        if self.cut_off():
+            await self._let_go()
             return
         for chat_id in [c for c, until in self._claims.items() if until <= now]:
             del self._claims[chat_id]
@@ -178,6 +186,20 @@ class Sender:
                 # the chat's messages may be out of date.
                 self.core.forget_shown(chat_id)
             self._claims[chat_id] = now + self.claim_seconds
+
+    async def _let_go(self) -> None:
+        """Give back the chats this worker holds and sends nothing to (cut off from Telegram,
+        it would hold them with its own failed calls): another worker sends there at once. A
+        chat with a delivery under way waits for its end (it may yet have reached Telegram)."""
+        assert self.holder is not None
+        gone = [c for c in self._claims if c not in self._in_flight]
+        for chat_id in gone:
+            await self.core.storage.leases.release(f"{CLAIM_PREFIX}{chat_id}", self.holder)
+            del self._claims[chat_id]
+        if gone:
+            # What failed here failed for this worker's path: the others may send it now,
+            # not after its backoff.
+            await self.core.storage.outbox.retry_now(time.time())
 
     async def _deliver(self, item: Owed) -> None:
         try:

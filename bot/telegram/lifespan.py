@@ -208,8 +208,9 @@ async def _worker(runtime: Runtime, workers: Workers) -> AsyncIterator[None]:
     runtime.workers = workers
     core.budget.share(await workers.announce())
     supervisor.start("worker lease", lambda: workers.keep(core.budget.share))
-    runner = runtime.runner
-    assert runner is not None
+    runner, reach = runtime.runner, runtime.reach
+    assert runner is not None and reach is not None
+    runner.standing_aside = lambda: reach.cut_off  # others run the timers meanwhile
 
     def heard(table_id: int | None) -> None:
         # Another worker saved a table: what it owes may be ours to send (a chat we hold),
@@ -242,6 +243,9 @@ async def _work(runtime: Runtime, config: Config, holder: str) -> AsyncIterator[
     polling = config.webhook_url is None
     sender = Sender(core, holder=None if polling else holder, claim_seconds=config.lease_seconds)
     runtime.sender = sender
+    if not polling and runtime.reach is not None:
+        reach = runtime.reach
+        sender.cut_off = lambda: reach.cut_off  # its chats go to the other workers meanwhile
     supervisor.start("timers", runner.run)
     supervisor.start("outbox sender", sender.run)
     supervisor.start("pruning", lambda: prune.keep_pruning(core))
@@ -282,6 +286,8 @@ async def _web(app: App, runtime: Runtime, config: Config, holder: str) -> Async
             return False
         if runtime.workers is not None and not core.storage.listening:
             return False  # only workers listen (polling, one process tells itself)
+        if runtime.workers is not None and runtime.reach is not None and runtime.reach.cut_off:
+            return False  # cut off from Telegram: the balancer sends updates to the others
         try:
             return await asyncio.wait_for(core.storage.ping(), HEALTH_TIMEOUT)
         except TimeoutError:

@@ -155,7 +155,7 @@ async def test_a_partition_that_leaves_its_own_old_session_holding_the_lock_is_s
     this process's own: it is ended and the lock taken again; the bot goes on."""
     address = urlsplit(pg_url)  # postgresql://user@/db?host=<the socket's folder>
     folder = parse_qs(address.query)["host"][0]
-    cut = NetCut(f"{folder}/.s.PGSQL.5432")
+    cut = NetCut.unix(f"{folder}/.s.PGSQL.5432")
     await cut.start()
     through = f"postgresql://{address.username}@127.0.0.1:{cut.listen_port}{address.path}"
     storage: Storage = await PostgresStorage.open(through)

@@ -389,3 +389,37 @@ def test_workers_share_the_bots_limit_with_a_margin() -> None:
     budget.share(2)
     assert budget._overall.count * 2 <= Limits().overall[0] - 2
     assert budget._pace.count * 2 <= Limits().pace[0]
+
+
+async def test_a_worker_cut_off_from_telegram_gives_back_its_chat_and_runs_no_timer(
+    target: Target,
+) -> None:
+    """A worker whose calls to Telegram fail (its own path is cut) holds nothing: the chat it
+    sent to goes to the other worker at once (its failed calls would have kept it, a minute),
+    and the timers (turn timeouts of hands it could not deliver) are the other's to run."""
+    async with two_workers(target) as (first, second, _):
+        table = await seat_four(first.core, deliver=False)
+        start(first)
+        leases = first.core.storage.leases
+        name = f"chat:{GROUP.chat_id}"
+
+        async def holder_is(who: str) -> bool:
+            held = await leases.holder(name)
+            return held is not None and held[0] == who
+
+        await until(lambda: holder_is("w1"), 5, "the first worker to hold the group")
+        first.runner.standing_aside = lambda: True
+        first.sender.cut_off = lambda: True
+        fired = first.runner.fired
+        start(second)
+        await until(lambda: holder_is("w2"), 3, "the other worker to hold the group")
+
+        async def moves(n: int) -> bool:
+            return len(await first.core.storage.tables.log(table.id, LogKind.ACTION)) >= n
+
+        done = len(await first.core.storage.tables.log(table.id, LogKind.ACTION))
+        await until(lambda: moves(done + 8), 20, "the match to go on")
+        # At most the timer under way at the cut ended on the first worker.
+        assert first.runner.fired - fired <= 1, (first.runner.fired, fired)
+        assert second.runner.fired >= 8
+        assert await holder_is("w2")
