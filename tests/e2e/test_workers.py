@@ -52,6 +52,7 @@ ENV = {
 TABLES = [("ziege", 3)] * 6 + [("moscow", 1)] * 2 + [("street", 3)] * 2
 REPEAT_WINDOW = 1.0  # seconds before a SIGKILL in which a sent post may not be marked sent yet
 MID_WAY = 30  # moves every table has made when the worker is killed (a match takes ~100-300)
+PRESS_WAIT = 10.0  # seconds a player waits for a press's answer before looking again
 
 
 @dataclass
@@ -152,7 +153,9 @@ async def open_tables(fake: FakeTelegram) -> list[tuple[RecordedTable, SimUser]]
     async def one(index: int, variant: str, computers: int) -> tuple[RecordedTable, SimUser]:
         person = fake.add_user(f"Player{index}")
         group = fake.add_group(f"Kozel club {index}", [person], admins=[person])
-        table = RecordedTable(fake, group, hand_wait=20.0, press_wait=20.0)
+        # Every press is answered within 10 s, the SIGKILL's too: one the killed worker had
+        # taken goes to the other once its lease runs out (3 s), not after the dedupe's minute.
+        table = RecordedTable(fake, group, hand_wait=20.0, press_wait=PRESS_WAIT)
         await table.start_private(person)
         await table.open(person, variant)
         for level in ("random", "basic", "random")[:computers]:
@@ -349,6 +352,7 @@ async def test_two_workers_share_ten_tables_and_one_is_killed_mid_match(
     print(summary)
     assert problems == [], summary
     assert played > 0
+    assert unanswered == 0, f"presses not answered within {PRESS_WAIT} s: {summary}"
     # Both workers took updates after the restart too (the restarted one is back in turn).
     assert all(proxy.ok_posts(t) > before_kill[t] for t in proxy.targets), summary
 
