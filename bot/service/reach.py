@@ -10,7 +10,6 @@ succeeded for a moment, ``watch`` asks Telegram itself (``probe``, a cheap ``get
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -23,7 +22,9 @@ log = logging.getLogger(__name__)
 AWAY_AFTER = 1.5  # seconds of calls failing (none answered) before Telegram counts as away
 LOOK_EVERY = 0.5  # seconds between looks
 PROBE_AFTER = 2.0  # seconds without an answer after which the watch asks Telegram itself
-PROBE_TIMEOUT = 10.0
+# Seconds the probe (getMe, which Telegram answers at once) may take: a path that drops packets
+# makes calls time out only after their own long timeouts (10 s to connect, 30 s to read).
+PROBE_TIMEOUT = 5.0
 PAUSED = str(DueKind.TIMEOUT)  # the timers that pause: a person's turn clock
 
 
@@ -54,9 +55,10 @@ class Reach:
         self.answered_at = self.clock()
         self.failing_since = None
 
-    def failed(self) -> None:
+    def failed(self, since: float | None = None) -> None:
+        """A call got no answer (``since``: when it was made, if that says more)."""
         if self.failing_since is None:
-            self.failing_since = self.clock()
+            self.failing_since = self.clock() if since is None else since
 
     async def watch(self, probe: Callable[[], Awaitable[object]]) -> None:
         """Forever (cancel to stop): ask Telegram when nothing answered lately, and pause or
@@ -65,9 +67,22 @@ class Reach:
         while True:
             await asyncio.sleep(LOOK_EVERY)
             if self.failing_since is not None or self.clock() - self.answered_at >= PROBE_AFTER:
-                with contextlib.suppress(Exception):  # the answer, or none, is reported above
-                    await asyncio.wait_for(probe(), PROBE_TIMEOUT)
+                await self.ask(probe)
             await self.decide()
+
+    async def ask(self, probe: Callable[[], Awaitable[object]]) -> None:
+        """Ask Telegram; an answer, or a failure, is reported by the call itself. One that
+        does not come within ``PROBE_TIMEOUT`` (packets dropped, not refused) is a failure
+        from when it was asked: the pause starts seconds after the path broke, not when the
+        first call's own timeout ends."""
+        asked = self.clock()
+        try:
+            await asyncio.wait_for(probe(), PROBE_TIMEOUT)
+        except TimeoutError:
+            if self.answered_at < asked:  # no other call answered meanwhile
+                self.failed(since=asked)
+        except Exception:
+            pass  # reported by the call
 
     async def decide(self) -> None:
         now = self.clock()

@@ -4,9 +4,12 @@ whichever worker sees it. Computer moves and expiries are not paused."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from storage_targets import Target
 
+from bot.service import reach as reach_module
 from bot.service.reach import AWAY_AFTER, PAUSED, Reach
 from bot.storage import (
     OutboxKind,
@@ -109,3 +112,38 @@ async def test_a_pause_one_worker_made_is_ended_by_another_that_reaches_telegram
     finally:
         await one.close()
         await two.close()
+
+
+async def test_a_probe_without_any_answer_pauses_from_when_it_was_asked(
+    target: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Packets dropped, not refused: no call fails before its own timeout (10 s to connect,
+    30 s to read). The watch's probe gets no answer within its few seconds: a failure from
+    when it was asked, and the turn clocks pause from then, not half a minute late."""
+    monkeypatch.setattr(reach_module, "PROBE_TIMEOUT", 0.05)
+    clock = Clock()
+    store = await target.open(clock=clock)
+    try:
+        await playing_table(store, deadline=clock.now + 30)
+        reach = Reach(store.timers, store.outbox, wake=lambda: None, clock=clock)
+        clock.now += 3  # nothing answered lately: the watch asks
+        asked = clock.now
+
+        async def dropped() -> None:
+            clock.now += 5  # the probe's few seconds pass without an answer
+            await asyncio.sleep(10)
+
+        await reach.ask(dropped)
+        assert reach.failing_since == asked
+        await reach.decide()
+        assert reach.away and reach.cut_off
+        assert await store.timers.paused(PAUSED) == asked
+
+        async def answered() -> None:
+            reach.answered()  # the path is back: the call itself reports the answer
+
+        await reach.ask(answered)
+        await reach.decide()
+        assert not reach.away and await store.timers.paused(PAUSED) is None
+    finally:
+        await store.close()
