@@ -32,7 +32,10 @@ log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 STALE_AFTER = 60.0  # seconds after which an update taken but never finished may be taken again
-# (sooner when its worker's own lease has run out: ``WORKER_PREFIX``)
+# ... where the workers' own leases say who lives (``WORKER_PREFIX``): an update is taken over
+# as soon as its worker's lease runs out, and one a live worker still handles (a slow handler,
+# waiting for a busy group's budget) stays its own for this long, not run twice.
+STALE_WHILE_ALIVE = 900.0
 BODY_TIMEOUT = 10.0  # seconds Telegram has to send an update's body (a trickle is refused)
 
 
@@ -96,11 +99,9 @@ class Intake:
         updates, update_id = self._updates, update.update_id
         if updates is not None:
             try:
+                stale = STALE_AFTER if self._alive_prefix is None else STALE_WHILE_ALIVE
                 taken = await updates.take(
-                    update_id,
-                    self._holder,
-                    stale_after=STALE_AFTER,
-                    alive_prefix=self._alive_prefix,
+                    update_id, self._holder, stale_after=stale, alive_prefix=self._alive_prefix
                 )
             except StorageUnavailable:
                 # Taken or not (the answer may have been lost): free it once the database is
