@@ -25,7 +25,8 @@ PROBE_AFTER = 2.0  # seconds without an answer after which the watch asks Telegr
 # Seconds the probe (getMe, which Telegram answers at once) may take: a path that drops packets
 # makes calls time out only after their own long timeouts (10 s to connect, 30 s to read).
 PROBE_TIMEOUT = 5.0
-PAUSED = str(DueKind.TIMEOUT)  # the timers that pause: a person's turn clock
+PAUSED = str(DueKind.TIMEOUT)  # the timers that pause: a person's turn clock ...
+WARNING = str(DueKind.HURRY)  # ... and its "time is nearly out" (a seat's deadline: the clock's)
 
 
 class Reach:
@@ -89,6 +90,7 @@ class Reach:
         if self.failing_since is not None:
             if not self.away and now - self.failing_since >= AWAY_AFTER:
                 await self.timers.pause(PAUSED, self.failing_since)
+                await self.timers.pause(WARNING, self.failing_since)
                 self.away = True
                 log.warning(
                     "Telegram cannot be reached (for %.1f s now): people's turn timers are "
@@ -96,8 +98,13 @@ class Reach:
                     now - self.failing_since,
                 )
             return
-        if self.away or await self.timers.paused(PAUSED) is not None:
+        if (
+            self.away
+            or await self.timers.paused(PAUSED) is not None
+            or await self.timers.paused(WARNING) is not None
+        ):
             # This worker reaches Telegram: whoever paused the timers, they run again.
+            await self.timers.resume(WARNING, deadlines=False)
             since = await self.timers.resume(PAUSED)
             await self.outbox.retry_now(now)
             if self.away or since is not None:
