@@ -64,8 +64,9 @@ class Sender:
         # the held posts may have come before its retry was written).
         self._finished: set[int] = set()
         self._idle = True
-        # Whether this worker cannot reach Telegram now (``Reach.away``): with other workers
-        # beside it, it steps aside (no chat claimed, those held given back) until it can.
+        # Whether to send nothing now: a worker that cannot reach Telegram (``Reach.away``),
+        # beside other workers, steps aside (no chat claimed, those held given back) until it
+        # can; a polling bot whose lock another process took sends nothing more as it stops.
         self.cut_off: Callable[[], bool] = lambda: False
 
     async def run(self) -> None:
@@ -146,9 +147,9 @@ class Sender:
             await self.core.storage.leases.take(RETRY_AFTER, RETRY_AFTER, seconds)
 
     def _holds(self, item: Owed) -> bool:
-        if self.holder is None:
-            return True
-        return not self.cut_off() and self._claims.get(item.chat_id, 0.0) > time.time()
+        if self.cut_off():
+            return False
+        return self.holder is None or self._claims.get(item.chat_id, 0.0) > time.time()
 
     async def _claim(self, first: list[Owed], now: float) -> None:
         """Hold (or keep holding) the chats of the rows to send next."""

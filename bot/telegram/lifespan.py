@@ -246,6 +246,10 @@ async def _work(runtime: Runtime, config: Config, holder: str) -> AsyncIterator[
     if not polling and runtime.reach is not None:
         reach = runtime.reach
         sender.cut_off = lambda: reach.cut_off  # its chats go to the other workers meanwhile
+    if polling and runtime.lease is not None:
+        # The lock taken over: the other process sends and times from now on, not both.
+        lease = runtime.lease
+        sender.cut_off = runner.standing_aside = lambda: lease.lost
     supervisor.start("timers", runner.run)
     supervisor.start("outbox sender", sender.run)
     supervisor.start("pruning", lambda: prune.keep_pruning(core))

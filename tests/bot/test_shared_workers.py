@@ -423,3 +423,24 @@ async def test_a_worker_cut_off_from_telegram_gives_back_its_chat_and_runs_no_ti
         assert first.runner.fired - fired <= 1, (first.runner.fired, fired)
         assert second.runner.fired >= 8
         assert await holder_is("w2")
+
+
+async def test_a_polling_sender_whose_lock_was_taken_over_sends_nothing_more(
+    target: Target,
+) -> None:
+    """Polling senders hold no chat claims: one whose database lock another process took
+    (``Lease.lost``) would go on sending beside the new one while it stops. It sends nothing
+    from the moment it knows."""
+    async with two_workers(target) as (first, _, messenger):
+        await seat_four(first.core, deliver=False)
+        assert await first.core.storage.outbox.due(time.time(), limit=1)  # owed: the hands
+        lost = [True]
+        sender = Sender(first.core)  # polling: one process, no claims
+        sender.cut_off = lambda: lost[0]
+        for _ in range(3):
+            await sender.step()
+            await asyncio.sleep(0.05)
+        assert messenger.messages == {}
+        lost[0] = False  # (a process that keeps the lock sends as ever)
+        await sender.drain(timeout=10)
+        assert messenger.messages
