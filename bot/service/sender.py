@@ -36,6 +36,8 @@ URGENT_FLOOR = 0.5  # however long a row waited, it ranks below a fresh turn ...
 PRESSER_PATIENCE = 10.0
 TURN_FIRST = 1.0
 SHARED_POLL = 0.2  # seconds between looks at the outbox when other workers may fill it
+STOP_CALLED = 6.0  # seconds more a stopping sender gives a delivery whose call went out (with
+# the drain before it, within the 10 s Docker allows a stop)
 
 
 def backoff(attempts: int) -> float:
@@ -214,6 +216,9 @@ class Sender:
         except Exception:
             log.exception("booking the delivery of %s to %s failed", item.kind, item.chat_id)
         finally:
+            task = asyncio.current_task()
+            if task is not None:
+                self.core.budget.called.discard(task)
             self._finished.add(item.chat_id)
             self._in_flight.pop(item.chat_id, None)
             self.core.outbox_ready.set()
@@ -265,11 +270,16 @@ class Sender:
     async def _nothing_due(self) -> bool:
         return not await self.core.storage.outbox.due(time.time(), limit=1)
 
-    async def stop(self, grace: float = 2.0) -> None:
-        """Let deliveries under way finish (briefly); the rest stays owed for the next start."""
+    async def stop(self, grace: float = 2.0, called_grace: float = STOP_CALLED) -> None:
+        """Let deliveries under way finish (briefly); the rest stays owed for the next start.
+        One whose call went to Telegram gets longer (``called_grace``) to hear the answer and
+        book it: cut there, Telegram may have posted it, and another worker would again."""
         tasks = list(self._in_flight.values())
         if tasks:
             await asyncio.wait(tasks, timeout=grace)
+        called = [t for t in tasks if not t.done() and t in self.core.budget.called]
+        if called:
+            await asyncio.wait(called, timeout=called_grace)
         for task in tasks:
             task.cancel()
         self._claims.clear()  # the chats' leases go with the worker's (see the adapter)

@@ -24,6 +24,9 @@ from bot.service.sender import Sender
 from bot.service.timer_runner import TimerRunner
 from bot.storage import (
     LogKind,
+    OutboxKind,
+    Owed,
+    Priority,
     SeatRecord,
     StaleVersionError,
     Storage,
@@ -444,3 +447,36 @@ async def test_a_polling_sender_whose_lock_was_taken_over_sends_nothing_more(
         lost[0] = False  # (a process that keeps the lock sends as ever)
         await sender.drain(timeout=10)
         assert messenger.messages
+
+
+class AnswersLate(FakeMessenger):
+    """Telegram posts the message at once and answers 3 s later (a slow moment)."""
+
+    async def send(
+        self, chat_id: int, screen: Screen, *, notify: bool = True, thread_id: int | None = None
+    ) -> int:
+        message_id = await super().send(chat_id, screen, notify=notify, thread_id=thread_id)
+        await asyncio.sleep(3.0)
+        return message_id
+
+
+async def test_a_stopping_sender_books_a_post_telegram_took_rather_than_leave_it_owed(
+    target: Target,
+) -> None:
+    """SIGTERM while a post's call is out: cut there, Telegram has posted it and the outbox
+    still owes it, so the next worker posts it again. The stopping sender waits for the
+    answer (seconds) and books it; what never went out is left owed at once."""
+    store = await target.open()
+    messenger = AnswersLate()
+    w = worker(store, messenger, "w1")
+    try:
+        await store.outbox.add([Owed(OutboxKind.POST, -100, Priority.GROUP, None, text="hi")])
+        await w.sender.step()  # the call goes out
+        await asyncio.sleep(0.3)
+        began = time.monotonic()
+        await w.sender.stop(grace=0.5)
+        assert time.monotonic() - began < 5.0
+        assert len(messenger.messages) == 1  # posted once ...
+        assert await store.outbox.pending() == 0  # ... and booked: nobody posts it again
+    finally:
+        await store.close()
