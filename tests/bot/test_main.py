@@ -144,10 +144,15 @@ async def test_an_api_url_that_redirects_forever_is_said_once_without_the_token(
         process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bot", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
-        await asyncio.sleep(4)  # a few tries, 1 s and 2 s apart
+        assert process.stderr is not None
+        said_at_first = b""
+        while b"cannot be reached" not in said_at_first:  # its start may be slow under load
+            said_at_first += await asyncio.wait_for(process.stderr.readline(), timeout=60)
+        await asyncio.sleep(3.5)  # a few more tries, 1 s and 2 s apart
         assert process.returncode is None  # it keeps trying
         process.send_signal(signal.SIGTERM)
         stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=30)
+        stderr = said_at_first + stderr
     finally:
         await runner.cleanup()
     out = (stdout + stderr).decode()
@@ -159,5 +164,5 @@ async def test_an_api_url_that_redirects_forever_is_said_once_without_the_token(
     assert said[0].startswith(f"kozel-bot: Telegram's API at {url} cannot be reached (")
     assert "redirected (302)" in said[0]
     # Not followed: one request per try, never to where the redirect pointed.
-    assert 2 <= len(seen) <= 5, seen
+    assert 2 <= len(seen) <= 8, seen  # followed, each try would be 10 (aiohttp stops there)
     assert process.returncode == 0
