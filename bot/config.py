@@ -91,6 +91,12 @@ def _web_url(name: str, value: str) -> str:
 
 
 def _base_url(name: str, value: str) -> str:
+    # Said without the rest of the value: a token pasted into the URL would show.
+    parts = urlsplit(value)
+    if parts.scheme not in ("https", "http"):
+        raise ConfigError(f"{name} must start with https:// or http://, not {parts.scheme!r}")
+    if not parts.hostname:
+        raise ConfigError(f"{name} must name a host (like https://api.telegram.org)")
     return value.rstrip("/")
 
 

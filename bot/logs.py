@@ -97,11 +97,24 @@ def _iso(created: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(created)) + f".{millis:03d}Z"
 
 
+_masking: Redact | None = None  # the handler's filter, once ``setup`` ran
+
+
+def say(line: str) -> None:
+    """One line for the operator on stderr, outside the log's format (a start that waits),
+    its secrets masked as in every record: an error's text may carry the API's URL, token
+    and all."""
+    text = line if _masking is None else _masking.mask(line)
+    print(text, file=sys.stderr, flush=True)
+
+
 def setup(config: Config, stream: IO[str] | None = None) -> logging.Handler:
     """Route every log record through one handler on ``stream`` (stderr) in the configured
     format, secrets masked; the chatty libraries kept to what an operator needs."""
+    global _masking
     handler = logging.StreamHandler(stream or sys.stderr)
-    handler.addFilter(Redact(secrets_of(config)))
+    _masking = Redact(secrets_of(config))
+    handler.addFilter(_masking)
     handler.setFormatter(JsonFormatter() if config.log_format == "json" else _text())
     root = logging.getLogger()
     for old in list(root.handlers):

@@ -68,6 +68,11 @@ class Expiring(Generic[K, V]):
         self._items: LRU[K, tuple[V, float]] = LRU(size)
         self._seconds = seconds
         self._copy = copy
+        self._writes = 0  # forgets so far: a read begun before one may hold what it undid
+
+    def mark(self) -> int:
+        """Before a read from the database: ``put`` its record ``since`` this."""
+        return self._writes
 
     def get(self, key: K) -> V | None:
         cached = self._items.get(key)
@@ -75,10 +80,15 @@ class Expiring(Generic[K, V]):
             return None
         return self._copy(cached[0])
 
-    def put(self, key: K, value: V) -> None:
+    def put(self, key: K, value: V, *, since: int | None = None) -> None:
+        """Keep ``value``; not when a write came since the read began (``since``: its
+        ``mark``): its snapshot may be older than the write, and would be kept for long."""
+        if since is not None and since != self._writes:
+            return
         if self._seconds > 0:
             self._items.put(key, (self._copy(value), time.monotonic() + self._seconds))
 
     def forget(self, *keys: K) -> None:
+        self._writes += 1
         for key in keys:
             self._items.pop(key)

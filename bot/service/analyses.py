@@ -13,6 +13,7 @@ import asyncio
 import multiprocessing
 from collections.abc import Awaitable, Callable, Coroutine, Hashable
 from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 MAX_WAITING = 6  # reviews queued or running at once in one bot process
@@ -57,13 +58,38 @@ class Analyses:
 
     async def compute(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``fn(*args, **kwargs)`` in the executor, given up after ``TIMEOUT`` seconds
-        (``TimeoutError``)."""
-        if not self._made:
-            self._executor = self._make()
-            self._made = True
+        (``TimeoutError``). A worker process that died (killed, out of memory) is replaced,
+        and the review tried once more in the new one; one given up is ended with its
+        process, which would otherwise go on with it and hold up every later review."""
         loop = asyncio.get_running_loop()
-        call: Awaitable[Any] = loop.run_in_executor(self._executor, _call, fn, args, kwargs)
-        return await asyncio.wait_for(call, TIMEOUT)
+        for attempt in (1, 2):
+            if not self._made:
+                self._executor = self._make()
+                self._made = True
+            executor = self._executor
+            call: Awaitable[Any] = loop.run_in_executor(executor, _call, fn, args, kwargs)
+            try:
+                return await asyncio.wait_for(call, TIMEOUT)
+            except BrokenProcessPool:
+                self._drop(executor)
+                if attempt == 2:
+                    raise
+            except TimeoutError:
+                self._drop(executor)
+                raise
+        raise AssertionError("unreachable")
+
+    def _drop(self, executor: Executor | None) -> None:
+        """End ``executor`` and its processes (if it is still the current one): the next
+        review starts a new one."""
+        if executor is None or executor is not self._executor:
+            return
+        processes: dict[int, Any] = getattr(executor, "_processes", None) or {}
+        for process in list(processes.values()):
+            process.kill()
+        executor.shutdown(wait=False, cancel_futures=True)
+        self._executor = None
+        self._made = False
 
     async def idle(self) -> None:
         """Wait until every review under way has been delivered (tests)."""

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..metrics import BUDGET_WAIT
 from ..screen import Screen
@@ -104,6 +106,9 @@ class Budget:
         self._chats: dict[int, Window] = {}
         self._recent = Window(1 << 30, BUSY_SECONDS)  # every call of the last few seconds
         self._blocked: dict[int | None, float] = {}  # chat (None: every chat) -> until
+        # The tasks that made a call (it went to Telegram, which may have carried it out):
+        # a stopping sender lets these finish and book it, and cancels the others.
+        self.called: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()  # ended: gone
 
     def share(self, workers: int) -> None:
         """Several workers send for one bot: each keeps to its part of the bot's limit (a
@@ -211,6 +216,9 @@ class Budgeted:
             await asyncio.sleep(wait)
         self._budget.spend(chat_id)
         BUDGET_WAIT.observe(self._budget.clock() - start)
+        task = asyncio.current_task()
+        if task is not None:
+            self._budget.called.add(task)  # its owner forgets it (``Sender``)
 
     async def send(
         self, chat_id: int, screen: Screen, *, notify: bool = True, thread_id: int | None = None

@@ -32,15 +32,17 @@ class Verdict(Enum):
 @dataclass
 class _Share:
     bucket: TokenBucket
-    busy: int = 0
+    busy: int = 0  # presses in progress
+    busy_commands: int = 0  # ... and commands, counted apart: a command waits for its chat's
+    # budget (a busy group), and a few slow ones must not refuse the person's card presses
 
     def is_busy(self) -> bool:
-        return self.busy > 0
+        return self.busy > 0 or self.busy_commands > 0
 
 
 class Gate:
     """Per person: a token bucket (``burst``, refilled at ``rate`` a second) and at most
-    ``in_progress`` updates handled at once."""
+    ``in_progress`` presses handled at once, and as many commands."""
 
     def __init__(
         self,
@@ -54,20 +56,28 @@ class Gate:
         # The longest idle are forgotten (a full bucket again); one still in progress stays.
         self._shares: LRU[int, _Share] = LRU(USERS_KEPT, pinned=_Share.is_busy)
 
-    def admit(self, user_id: int) -> Verdict:
+    def admit(self, user_id: int, *, command: bool = False) -> Verdict:
         now = self.clock()
         share = self._shares.get(user_id)
         if share is None:
             share = _Share(TokenBucket(self.rate, float(self.burst), now))
             self._shares.put(user_id, share)
-        if share.busy >= self.in_progress or not share.bucket.take(now):
+        busy = share.busy_commands if command else share.busy
+        if busy >= self.in_progress or not share.bucket.take(now):
             return Verdict.REFUSE
-        share.busy += 1
+        if command:
+            share.busy_commands += 1
+        else:
+            share.busy += 1
         return Verdict.PASS
 
-    def done(self, user_id: int) -> None:
+    def done(self, user_id: int, *, command: bool = False) -> None:
         share = self._shares.peek(user_id)
-        if share is not None and share.busy > 0:
+        if share is None:
+            return
+        if command and share.busy_commands > 0:
+            share.busy_commands -= 1
+        elif not command and share.busy > 0:
             share.busy -= 1
 
     def tracked(self) -> int:

@@ -35,6 +35,7 @@ class Lease:
     def __init__(self, lock: ProcessLock, *, holder: str | None = None) -> None:
         self.lock = lock
         self.holder = holder or holder_id()
+        self.lost = False  # another process took the lock: the bot stops, as a failure
 
     async def acquire(self, *, say: Callable[[str], None]) -> None:
         """Take the lock, waiting for as long as another live process holds it.
@@ -69,8 +70,10 @@ class Lease:
 
     async def keep(self, on_lost: Callable[[], None]) -> None:
         """Hold the lock forever (cancel to stop). A database restart ends the session that
-        held it: it is taken again at once; if another process took it meanwhile, this one
-        stops (``on_lost``)."""
+        held it: it is taken again at once (a partition that left this process's own old
+        session holding it: that session is ended first, see ``ProcessLock.take``); if
+        another process took it meanwhile, this one stops (``on_lost``), and ``lost`` says
+        so (the exit status is a failure's: a supervisor's restart brings it back, waiting)."""
         while True:
             await asyncio.sleep(KEEP_STEP)
             if await self.lock.held():
@@ -82,7 +85,9 @@ class Lease:
                 except StorageUnavailable:
                     await asyncio.sleep(WAIT_STEP)  # the database is away: nobody can take it
             if not taken:
-                log.error("another process took the database's lock: stopping")
+                other = await self._holder() or "unknown"
+                log.error("another process (%s) took the database's lock: stopping", other)
+                self.lost = True
                 on_lost()
                 await asyncio.Event().wait()  # nothing more to hold: the bot stops
 

@@ -10,7 +10,6 @@ succeeded for a moment, ``watch`` asks Telegram itself (``probe``, a cheap ``get
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -23,8 +22,11 @@ log = logging.getLogger(__name__)
 AWAY_AFTER = 1.5  # seconds of calls failing (none answered) before Telegram counts as away
 LOOK_EVERY = 0.5  # seconds between looks
 PROBE_AFTER = 2.0  # seconds without an answer after which the watch asks Telegram itself
-PROBE_TIMEOUT = 10.0
-PAUSED = str(DueKind.TIMEOUT)  # the timers that pause: a person's turn clock
+# Seconds the probe (getMe, which Telegram answers at once) may take: a path that drops packets
+# makes calls time out only after their own long timeouts (10 s to connect, 30 s to read).
+PROBE_TIMEOUT = 5.0
+PAUSED = str(DueKind.TIMEOUT)  # the timers that pause: a person's turn clock ...
+WARNING = str(DueKind.HURRY)  # ... and its "time is nearly out" (a seat's deadline: the clock's)
 
 
 class Reach:
@@ -44,13 +46,20 @@ class Reach:
         self.failing_since: float | None = None  # the first failure since the last answer
         self.away = False  # this worker paused the timers (and said so)
 
+    @property
+    def cut_off(self) -> bool:
+        """Telegram has not answered this worker for a while (``away``): beside other workers,
+        it steps aside (claims no chat and no timer, ``/healthz`` says 503) until it does."""
+        return self.away
+
     def answered(self) -> None:
         self.answered_at = self.clock()
         self.failing_since = None
 
-    def failed(self) -> None:
+    def failed(self, since: float | None = None) -> None:
+        """A call got no answer (``since``: when it was made, if that says more)."""
         if self.failing_since is None:
-            self.failing_since = self.clock()
+            self.failing_since = self.clock() if since is None else since
 
     async def watch(self, probe: Callable[[], Awaitable[object]]) -> None:
         """Forever (cancel to stop): ask Telegram when nothing answered lately, and pause or
@@ -59,15 +68,29 @@ class Reach:
         while True:
             await asyncio.sleep(LOOK_EVERY)
             if self.failing_since is not None or self.clock() - self.answered_at >= PROBE_AFTER:
-                with contextlib.suppress(Exception):  # the answer, or none, is reported above
-                    await asyncio.wait_for(probe(), PROBE_TIMEOUT)
+                await self.ask(probe)
             await self.decide()
+
+    async def ask(self, probe: Callable[[], Awaitable[object]]) -> None:
+        """Ask Telegram; an answer, or a failure, is reported by the call itself. One that
+        does not come within ``PROBE_TIMEOUT`` (packets dropped, not refused) is a failure
+        from when it was asked: the pause starts seconds after the path broke, not when the
+        first call's own timeout ends."""
+        asked = self.clock()
+        try:
+            await asyncio.wait_for(probe(), PROBE_TIMEOUT)
+        except TimeoutError:
+            if self.answered_at < asked:  # no other call answered meanwhile
+                self.failed(since=asked)
+        except Exception:
+            pass  # reported by the call
 
     async def decide(self) -> None:
         now = self.clock()
         if self.failing_since is not None:
             if not self.away and now - self.failing_since >= AWAY_AFTER:
                 await self.timers.pause(PAUSED, self.failing_since)
+                await self.timers.pause(WARNING, self.failing_since)
                 self.away = True
                 log.warning(
                     "Telegram cannot be reached (for %.1f s now): people's turn timers are "
@@ -75,8 +98,13 @@ class Reach:
                     now - self.failing_since,
                 )
             return
-        if self.away or await self.timers.paused(PAUSED) is not None:
+        if (
+            self.away
+            or await self.timers.paused(PAUSED) is not None
+            or await self.timers.paused(WARNING) is not None
+        ):
             # This worker reaches Telegram: whoever paused the timers, they run again.
+            await self.timers.resume(WARNING, deadlines=False)
             since = await self.timers.resume(PAUSED)
             await self.outbox.retry_now(now)
             if self.away or since is not None:

@@ -36,6 +36,8 @@ URGENT_FLOOR = 0.5  # however long a row waited, it ranks below a fresh turn ...
 PRESSER_PATIENCE = 10.0
 TURN_FIRST = 1.0
 SHARED_POLL = 0.2  # seconds between looks at the outbox when other workers may fill it
+STOP_CALLED = 6.0  # seconds more a stopping sender gives a delivery whose call went out (with
+# the drain before it, within the 10 s Docker allows a stop)
 
 
 def backoff(attempts: int) -> float:
@@ -64,6 +66,10 @@ class Sender:
         # the held posts may have come before its retry was written).
         self._finished: set[int] = set()
         self._idle = True
+        # Whether to send nothing now: a worker that cannot reach Telegram (``Reach.away``),
+        # beside other workers, steps aside (no chat claimed, those held given back) until it
+        # can; a polling bot whose lock another process took sends nothing more as it stops.
+        self.cut_off: Callable[[], bool] = lambda: False
 
     async def run(self) -> None:
         """Deliver forever (cancel to stop). A step that cannot read the outbox (the database
@@ -143,11 +149,16 @@ class Sender:
             await self.core.storage.leases.take(RETRY_AFTER, RETRY_AFTER, seconds)
 
     def _holds(self, item: Owed) -> bool:
+        if self.cut_off():
+            return False
         return self.holder is None or self._claims.get(item.chat_id, 0.0) > time.time()
 
     async def _claim(self, first: list[Owed], now: float) -> None:
         """Hold (or keep holding) the chats of the rows to send next."""
         if self.holder is None:
+            return
+        if self.cut_off():
+            await self._let_go()
             return
         for chat_id in [c for c, until in self._claims.items() if until <= now]:
             del self._claims[chat_id]
@@ -179,6 +190,20 @@ class Sender:
                 self.core.forget_shown(chat_id)
             self._claims[chat_id] = now + self.claim_seconds
 
+    async def _let_go(self) -> None:
+        """Give back the chats this worker holds and sends nothing to (cut off from Telegram,
+        it would hold them with its own failed calls): another worker sends there at once. A
+        chat with a delivery under way waits for its end (it may yet have reached Telegram)."""
+        assert self.holder is not None
+        gone = [c for c in self._claims if c not in self._in_flight]
+        for chat_id in gone:
+            await self.core.storage.leases.release(f"{CLAIM_PREFIX}{chat_id}", self.holder)
+            del self._claims[chat_id]
+        if gone:
+            # What failed here failed for this worker's path: the others may send it now,
+            # not after its backoff.
+            await self.core.storage.outbox.retry_now(time.time())
+
     async def _deliver(self, item: Owed) -> None:
         try:
             book = await self._attempt(item)
@@ -191,6 +216,9 @@ class Sender:
         except Exception:
             log.exception("booking the delivery of %s to %s failed", item.kind, item.chat_id)
         finally:
+            task = asyncio.current_task()
+            if task is not None:
+                self.core.budget.called.discard(task)
             self._finished.add(item.chat_id)
             self._in_flight.pop(item.chat_id, None)
             self.core.outbox_ready.set()
@@ -242,11 +270,16 @@ class Sender:
     async def _nothing_due(self) -> bool:
         return not await self.core.storage.outbox.due(time.time(), limit=1)
 
-    async def stop(self, grace: float = 2.0) -> None:
-        """Let deliveries under way finish (briefly); the rest stays owed for the next start."""
+    async def stop(self, grace: float = 2.0, called_grace: float = STOP_CALLED) -> None:
+        """Let deliveries under way finish (briefly); the rest stays owed for the next start.
+        One whose call went to Telegram gets longer (``called_grace``) to hear the answer and
+        book it: cut there, Telegram may have posted it, and another worker would again."""
         tasks = list(self._in_flight.values())
         if tasks:
             await asyncio.wait(tasks, timeout=grace)
+        called = [t for t in tasks if not t.done() and t in self.core.budget.called]
+        if called:
+            await asyncio.wait(called, timeout=called_grace)
         for task in tasks:
             task.cancel()
         self._claims.clear()  # the chats' leases go with the worker's (see the adapter)

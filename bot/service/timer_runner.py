@@ -56,6 +56,9 @@ class TimerRunner:
         self._sleeping_until = 0.0
         self.fired = 0
         self.failed = 0  # timers that raised (left claimed, tried again later)
+        # Whether to claim nothing now: a worker cut off from Telegram leaves the timers to
+        # the others (a turn timeout would strike a player whose hand it never delivered).
+        self.standing_aside: Callable[[], bool] = lambda: False
 
     def bind(self, run: Callable[[Due], Awaitable[None]]) -> None:
         """Set what runs a due timer (wired once at start-up: it needs the service's core)."""
@@ -81,7 +84,7 @@ class TimerRunner:
     async def step(self) -> float:
         """Claim and start what is due; returns how long to wait before the next look."""
         room = RUNNING - len(self._running)
-        if room <= 0:
+        if room <= 0 or self.standing_aside():
             return self.poll  # a timer that ends wakes the loop
         later = await self.timers.next_time(kinds=KINDS)
         if later is not None and later <= time.time():

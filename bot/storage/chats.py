@@ -27,6 +27,7 @@ class Chats:
         cached = self._cache.get(chat_id)
         if cached is not None:
             return cached
+        mark = self._cache.mark()
         async with self._db.read() as conn:
             row = await conn.fetchone(
                 f"SELECT {CHAT_COLUMNS} FROM chats WHERE chat_id = ?", (chat_id,)
@@ -34,7 +35,7 @@ class Chats:
         if row is None:
             return None
         chat = chat_from_row(row)
-        self._cache.put(chat_id, chat)
+        self._cache.put(chat_id, chat, since=mark)
         return chat
 
     async def upsert(self, chat: ChatRecord) -> None:

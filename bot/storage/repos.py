@@ -391,8 +391,9 @@ class TimerRepo(Protocol):
         """Stop the timers of ``kind`` as of ``since``, each keeping the time it had left."""
         ...
 
-    async def resume(self, kind: str) -> float | None:
-        """Run them again; since when they were paused (None: they were not)."""
+    async def resume(self, kind: str, *, deadlines: bool = True) -> float | None:
+        """Run them again (``deadlines``: the seats' deadlines follow, their tables' versions
+        move on); since when they were paused (None: they were not)."""
         ...
 
     async def paused(self, kind: str) -> float | None: ...
@@ -417,7 +418,9 @@ class SignupRepo(Protocol):
 class UpdateRepo(Protocol):
     """The Telegram updates taken lately (see ``updates``)."""
 
-    async def take(self, update_id: int, holder: str, *, stale_after: float) -> Taken: ...
+    async def take(
+        self, update_id: int, holder: str, *, stale_after: float, alive_prefix: str | None = None
+    ) -> Taken: ...
 
     async def finish(self, update_id: int) -> None: ...
 

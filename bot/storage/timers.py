@@ -192,31 +192,43 @@ class Timers:
             )
         return True
 
-    async def resume(self, kind: str) -> float | None:
-        """Run the timers of ``kind`` again, each with the time it had left (and a seat's
-        deadline with its timer); returns since when they were paused (None: they were not)."""
+    async def resume(self, kind: str, *, deadlines: bool = True) -> float | None:
+        """Run the timers of ``kind`` again, each with the time it had left (and, with
+        ``deadlines``, a seat's deadline with its timer, its table's version moved on so that
+        whoever holds the table reads it again); returns since when they were paused (None:
+        they were not)."""
         now = self._db.clock()
         async with self._db.write() as conn:
             row = await conn.fetchone("SELECT since FROM pauses WHERE name = ?", (kind,))
             if row is None:
                 return None
+            if deadlines:
+                await conn.execute(
+                    "UPDATE game_tables SET version = version + 1 WHERE id IN ("
+                    "SELECT table_id FROM timers WHERE kind = ? AND paused_left IS NOT NULL "
+                    "AND seat IS NOT NULL)",
+                    (kind,),
+                )
             await conn.execute(
                 "UPDATE timers SET due_at = ? + paused_left, paused_left = NULL "
                 "WHERE kind = ? AND paused_left IS NOT NULL",
                 (now, kind),
             )
-            # The seat's deadline (what the Mini App counts down) follows its timer.
-            await conn.execute(
-                """
-                UPDATE seats SET deadline = (
-                       SELECT t.due_at FROM timers AS t
-                        WHERE t.table_id = seats.table_id AND t.seat = seats.seat AND t.kind = ?)
-                 WHERE deadline IS NOT NULL AND EXISTS (
-                       SELECT 1 FROM timers AS t
-                        WHERE t.table_id = seats.table_id AND t.seat = seats.seat AND t.kind = ?)
-                """,
-                (kind, kind),
-            )
+            if deadlines:
+                # The seat's deadline (what the Mini App counts down) follows its timer.
+                await conn.execute(
+                    """
+                    UPDATE seats SET deadline = (
+                           SELECT t.due_at FROM timers AS t
+                            WHERE t.table_id = seats.table_id AND t.seat = seats.seat
+                              AND t.kind = ?)
+                     WHERE deadline IS NOT NULL AND EXISTS (
+                           SELECT 1 FROM timers AS t
+                            WHERE t.table_id = seats.table_id AND t.seat = seats.seat
+                              AND t.kind = ?)
+                    """,
+                    (kind, kind),
+                )
             await conn.execute("DELETE FROM pauses WHERE name = ?", (kind,))
         return float(row["since"])
 

@@ -25,6 +25,7 @@ class Users:
         cached = self._cache.get(user_id)
         if cached is not None:
             return cached
+        mark = self._cache.mark()
         async with self._db.read() as conn:
             row = await conn.fetchone(
                 f"SELECT {USER_COLUMNS} FROM users WHERE user_id = ?", (user_id,)
@@ -32,7 +33,7 @@ class Users:
         if row is None:
             return None
         user = user_from_row(row)
-        self._cache.put(user_id, user)
+        self._cache.put(user_id, user, since=mark)
         return user
 
     async def upsert(self, user: UserRecord) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-import sys
 
 from telegram.error import InvalidToken
 from telegram.ext import (
@@ -18,6 +17,7 @@ from telegram.ext import (
     filters,
 )
 
+from .. import logs
 from ..config import Config
 from ..service.gate import Gate
 from . import handlers, ladder_handlers
@@ -83,19 +83,24 @@ def run(config: Config) -> int:
     A first start says what is wrong in one line: a token Telegram rejects ends the bot with
     status 2; an API that cannot be reached is said once, and the bot keeps trying (getMe,
     with a growing pause of up to 30 seconds) until Telegram answers. Updates are polled, or
-    with ``KOZEL_WEBHOOK_URL`` taken on the bot's web server; SIGTERM or SIGINT stops it.
+    with ``KOZEL_WEBHOOK_URL`` taken on the bot's web server; SIGTERM or SIGINT stops it
+    (status 0). The database's lock lost to another process stops it with status 1.
     """
     logging.getLogger("telegram.ext").addFilter(_not_invalid_token)
+    app = build(config)
     try:
-        asyncio.run(serve(build(config), config))
+        asyncio.run(serve(app, config))
     except InvalidToken:  # Telegram answered and refused the token
-        print("kozel-bot: Telegram rejected the token: check KOZEL_BOT_TOKEN", file=sys.stderr)
+        logs.say("kozel-bot: Telegram rejected the token: check KOZEL_BOT_TOKEN")
         return 2
     except StartupError as err:
-        print(f"kozel-bot: {err}", file=sys.stderr)
+        logs.say(f"kozel-bot: {err}")
         return 2
     except KeyboardInterrupt:
         pass
+    lease = app.bot_data.lease
+    if lease is not None and lease.lost:
+        return 1  # stopped because another process runs the bot now: not a clean stop
     return 0
 
 

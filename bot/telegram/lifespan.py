@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
@@ -22,6 +21,7 @@ from typing import Any, TypeVar
 from telegram import BotCommand, Update
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 
+from .. import logs
 from ..config import Config
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
 from ..service import admin, prune, timers
@@ -94,6 +94,8 @@ async def lifespan(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
             await stack.enter_async_context(_lease(runtime, holder, stop))
             await _migrate(storage, config)
         else:
+            if not config.database_url:
+                await stack.enter_async_context(_sqlite_alone(storage, holder))
             # Any number of workers share the database; each claims its timers and chats row
             # by row, and keeps to its share of the bot's call budget.
             workers = Workers(
@@ -176,8 +178,27 @@ async def _lease(runtime: Runtime, holder: str, stop: asyncio.Event) -> AsyncIte
         await lease.release()  # a clean stop: the next process may start at once
 
 
+@asynccontextmanager
+async def _sqlite_alone(storage: Storage, holder: str) -> AsyncIterator[None]:
+    """Webhook workers on SQLite: one process per file. Its caches of people and chats trust
+    that this process's writes are all there are (another worker's would be seen minutes
+    late, and stale rows written back: an admin's /language undone)."""
+    lock = storage.process_lock()
+    if not await lock.take(holder):
+        other = await lock.holder() or "another process"
+        raise StartupError(
+            f"the SQLite database is in use by another running bot ({other}): several "
+            "webhook workers need PostgreSQL (KOZEL_DATABASE_URL); one SQLite file serves "
+            "one process (KOZEL_DB)"
+        )
+    try:
+        yield
+    finally:
+        await lock.release()
+
+
 def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    logs.say(line)
 
 
 def _core(app: App, runtime: Runtime, config: Config, holder: str) -> Core:
@@ -210,8 +231,9 @@ async def _worker(runtime: Runtime, workers: Workers) -> AsyncIterator[None]:
     runtime.workers = workers
     core.budget.share(await workers.announce())
     supervisor.start("worker lease", lambda: workers.keep(core.budget.share))
-    runner = runtime.runner
-    assert runner is not None
+    runner, reach = runtime.runner, runtime.reach
+    assert runner is not None and reach is not None
+    runner.standing_aside = lambda: reach.cut_off  # others run the timers meanwhile
 
     def heard(table_id: int | None) -> None:
         # Another worker saved a table: what it owes may be ours to send (a chat we hold),
@@ -244,6 +266,13 @@ async def _work(runtime: Runtime, config: Config, holder: str) -> AsyncIterator[
     polling = config.webhook_url is None
     sender = Sender(core, holder=None if polling else holder, claim_seconds=config.lease_seconds)
     runtime.sender = sender
+    if not polling and runtime.reach is not None:
+        reach = runtime.reach
+        sender.cut_off = lambda: reach.cut_off  # its chats go to the other workers meanwhile
+    if polling and runtime.lease is not None:
+        # The lock taken over: the other process sends and times from now on, not both.
+        lease = runtime.lease
+        sender.cut_off = runner.standing_aside = lambda: lease.lost
     supervisor.start("timers", runner.run)
     supervisor.start("outbox sender", sender.run)
     supervisor.start("pruning", lambda: prune.keep_pruning(core))
@@ -284,6 +313,8 @@ async def _web(app: App, runtime: Runtime, config: Config, holder: str) -> Async
             return False
         if runtime.workers is not None and not core.storage.listening:
             return False  # only workers listen (polling, one process tells itself)
+        if runtime.workers is not None and runtime.reach is not None and runtime.reach.cut_off:
+            return False  # cut off from Telegram: the balancer sends updates to the others
         try:
             return await asyncio.wait_for(core.storage.ping(), HEALTH_TIMEOUT)
         except TimeoutError:
@@ -399,11 +430,9 @@ async def retrying(call: Callable[[], Awaitable[T]], config: Config) -> T:
             raise
         except NetworkError as err:
             if not said:
-                print(
+                logs.say(
                     f"kozel-bot: Telegram's API at {config.api_url} cannot be reached ({err}); "
-                    "retrying with backoff (at most 30 s apart) until it answers",
-                    file=sys.stderr,
-                    flush=True,
+                    "retrying with backoff (at most 30 s apart) until it answers"
                 )
                 said = True
             wait, pause = pause, min(pause * 2, MAX_RETRY_PAUSE)

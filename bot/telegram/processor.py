@@ -49,14 +49,15 @@ class FairProcessor(BaseUpdateProcessor):
         if user_id is None:
             await coroutine
             return
-        verdict = self.gate.admit(user_id)
         assert isinstance(update, Update)
         press = update.callback_query
+        command = press is None  # a press, or a command (see ``_gated_user``)
+        verdict = self.gate.admit(user_id, command=command)
         if verdict is Verdict.PASS:
             try:
                 await coroutine
             finally:
-                self.gate.done(user_id)
+                self.gate.done(user_id, command=command)
                 if press is not None:
                     PRESSES.labels("answered").inc()
             return

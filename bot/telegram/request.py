@@ -7,6 +7,7 @@ answer (or its absence) told to whoever watches whether Telegram can be reached
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,7 @@ CONNECT_TIMEOUT = 10.0
 WRITE_TIMEOUT = 10.0  # aiohttp has no write timeout of its own: a part of the total
 
 log = logging.getLogger(__name__)
+_TOKEN_IN_URL = re.compile(r"/(?:file/)?bot[^/\s'\"]+/")
 
 
 class WatchedRequest(BaseRequest):
@@ -74,6 +76,10 @@ class WatchedRequest(BaseRequest):
             raise
         # Every call, at DEBUG (``bot.logs`` masks the token in the URL).
         log.debug("HTTP Request: %s %s %s", method, url, code)
+        if 300 <= code < 400:  # not Telegram (a proxy, a wrong URL): no answer to the call
+            self.on_failure()
+            TELEGRAM_CALLS.labels(_method(url), "network").inc()
+            raise NetworkError(f"redirected ({code}): not Telegram's Bot API")
         outcome = _outcome(code)
         TELEGRAM_CALLS.labels(_method(url), outcome).inc()
         if outcome == "429":
@@ -101,14 +107,18 @@ class WatchedRequest(BaseRequest):
         total = None if read is None or write is None else read + write + (connect or 0.0)
         timeout = aiohttp.ClientTimeout(total=total, connect=connect, sock_read=read)
         try:
+            # No redirect is followed: the URL carries the token, and Telegram never redirects
+            # (one that does is not Telegram: an answer with that status, not a second host).
             async with self._session.request(
-                method, url, data=_body(request_data), timeout=timeout
+                method, url, data=_body(request_data), timeout=timeout, allow_redirects=False
             ) as response:
                 return response.status, await response.read()
         except (TimeoutError, aiohttp.ServerTimeoutError) as err:
             raise TimedOut from err
         except aiohttp.ClientError as err:
-            raise NetworkError(f"aiohttp.{type(err).__name__}: {err}") from err
+            # An error's text names the URL, token and all: PTB and ``lifespan`` say it.
+            said = _TOKEN_IN_URL.sub("/bot***/", f"aiohttp.{type(err).__name__}: {err}")
+            raise NetworkError(said) from err
 
 
 def _given(value: Any, default: float | None) -> float | None:

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from telegram import Bot, Update
 
+from ..service.lease import WORKER_PREFIX
 from ..service.retry import until_stored
 from ..storage import StorageUnavailable, Taken, UpdateRepo
 from .runtime import App, Failures
@@ -30,8 +31,11 @@ from .runtime import App, Failures
 log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
-STALE_AFTER = 60.0  # seconds after which an update taken but never finished (its worker died)
-# may be taken again
+STALE_AFTER = 60.0  # seconds after which an update taken but never finished may be taken again
+# ... where the workers' own leases say who lives (``WORKER_PREFIX``): an update is taken over
+# as soon as its worker's lease runs out, and one a live worker still handles (a slow handler,
+# waiting for a busy group's budget) stays its own for this long, not run twice.
+STALE_WHILE_ALIVE = 900.0
 BODY_TIMEOUT = 10.0  # seconds Telegram has to send an update's body (a trickle is refused)
 
 
@@ -71,7 +75,11 @@ class Intake:
     """One update, once among the workers: taken in the database (``UpdateRepo``) before it
     is handled, finished after, given back if handling failed (Telegram sends it again). The
     booking after the handling is done in the background, through a moment without the
-    database: an update left taken would be refused as "another worker's" until it is stale."""
+    database: an update left taken would be refused as "another worker's" until it is stale.
+
+    ``alive_prefix``: the workers' own leases (``prefix + holder``): an update taken by a
+    worker whose lease ran out (it died holding it) is taken over within the lease's seconds,
+    not after ``STALE_AFTER``."""
 
     def __init__(
         self,
@@ -79,17 +87,22 @@ class Intake:
         process: Callable[[Update], Awaitable[bool]],
         *,
         holder: str = "",
+        alive_prefix: str | None = None,
     ):
         self._updates = updates
         self._process = process  # False: a handler failed
         self._holder = holder
+        self._alive_prefix = alive_prefix
         self._booking: set[asyncio.Task[None]] = set()
 
     async def __call__(self, update: Update) -> Outcome:
         updates, update_id = self._updates, update.update_id
         if updates is not None:
             try:
-                taken = await updates.take(update_id, self._holder, stale_after=STALE_AFTER)
+                stale = STALE_AFTER if self._alive_prefix is None else STALE_WHILE_ALIVE
+                taken = await updates.take(
+                    update_id, self._holder, stale_after=stale, alive_prefix=self._alive_prefix
+                )
             except StorageUnavailable:
                 # Taken or not (the answer may have been lost): free it once the database is
                 # back, so that Telegram's next delivery finds it free.
@@ -133,7 +146,8 @@ class AppReceiver:
     ) -> None:
         self._app = app
         self._failures = failures
-        self._intake = Intake(updates, self._process, holder=holder)
+        # Each worker announces itself (``lease.Workers``) before it takes any update.
+        self._intake = Intake(updates, self._process, holder=holder, alive_prefix=WORKER_PREFIX)
 
     @property
     def running(self) -> bool:

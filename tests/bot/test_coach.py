@@ -3,7 +3,10 @@ chat from the stored record; stale, forged, foreign and repeated presses change 
 
 from __future__ import annotations
 
+import os
 import re
+import time
+from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 from service_fakes import (
@@ -19,6 +22,7 @@ from service_fakes import (
 )
 
 from bot.callback import Callback, Op
+from bot.service import analyses as analyses_module
 from bot.service import coach, turns
 from bot.service.analyses import Analyses
 from bot.service.core import Core
@@ -171,3 +175,28 @@ async def test_a_review_of_deal_2_numbers_its_tricks_within_deal_2(
     start, end = _deal_end(match), _deal_end(match, deal=2)
     mine = [Action.parse(a) for a in match.history[start:end] if Action.parse(a).seat == seat]
     assert sum(len(line.split(" · ")) for line in lines) == len(mine)  # a trick may hold two
+
+
+async def test_the_coachs_process_dies_or_hangs_and_later_reviews_still_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The review process is killed (out of memory, say): the review is tried once more in a
+    new process, and later ones run there. A review given up (``TIMEOUT``) ends with its
+    process: the next one does not wait behind it."""
+    analyses = Analyses()  # the bot's own: one worker process
+    try:
+        first = await analyses.compute(os.getpid)
+        with pytest.raises(BrokenProcessPool):
+            await analyses.compute(os._exit, 1)  # dies in each process it is tried in
+        assert await analyses.compute(pow, 2, 10) == 1024  # a new process takes the next
+        second = await analyses.compute(os.getpid)
+        assert second != first
+
+        monkeypatch.setattr(analyses_module, "TIMEOUT", 1.0)
+        with pytest.raises(TimeoutError):
+            await analyses.compute(time.sleep, 60)
+        began = time.monotonic()
+        assert await analyses.compute(os.getpid) not in (first, second)
+        assert time.monotonic() - began < 20  # not behind the 60 s it was given up on
+    finally:
+        await analyses.close()

@@ -35,6 +35,19 @@ def test_a_person_holds_only_so_many_updates_at_once() -> None:
     assert gate.admit(1) is Verdict.PASS
 
 
+def test_slow_commands_in_progress_do_not_refuse_the_persons_presses() -> None:
+    """Three commands of a person wait for a busy group's budget: their card presses still
+    pass (a fourth command waits its turn, as ever)."""
+    gate = Gate(rate=100.0, burst=100, in_progress=3, clock=Clock())
+    assert [gate.admit(1, command=True) for _ in range(3)] == [Verdict.PASS] * 3
+    assert gate.admit(1, command=True) is Verdict.REFUSE
+    assert [gate.admit(1) for _ in range(3)] == [Verdict.PASS] * 3  # presses: their own count
+    assert gate.admit(1) is Verdict.REFUSE
+    gate.done(1, command=True)
+    assert gate.admit(1) is Verdict.REFUSE  # a command's end frees no press slot
+    assert gate.admit(1, command=True) is Verdict.PASS
+
+
 def test_memory_is_bounded() -> None:
     gate = Gate(clock=Clock())
     for user in range(5000):

@@ -11,11 +11,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import asyncpg
+from netcut import NetCut
 from storage_targets import Target
 
-from bot.service.lease import Lease
+from bot.service.lease import KEEP_STEP, Lease
 from bot.storage import PostgresStorage, SqliteStorage, Storage
 
 
@@ -144,6 +146,97 @@ async def test_a_database_restart_ends_the_holders_session_and_it_takes_the_lock
         await storage.close()
 
 
+async def test_a_partition_that_leaves_its_own_old_session_holding_the_lock_is_survived(
+    pg_url: str,
+) -> None:
+    """The path to PostgreSQL is cut for 6 s (packets dropped): the bot's check of its lock
+    times out, it gives the session up, and reconnects once the path is back, while the server
+    still has the old session (it never heard of its end) holding the lock. That session is
+    this process's own: it is ended and the lock taken again; the bot goes on."""
+    address = urlsplit(pg_url)  # postgresql://user@/db?host=<the socket's folder>
+    folder = parse_qs(address.query)["host"][0]
+    cut = NetCut.unix(f"{folder}/.s.PGSQL.5432")
+    await cut.start()
+    through = f"postgresql://{address.username}@127.0.0.1:{cut.listen_port}{address.path}"
+    storage: Storage = await PostgresStorage.open(through)
+    lock = storage.process_lock()
+    lease = Lease(lock, holder="host:4242:partition")
+    lost = asyncio.Event()
+    keeping: asyncio.Task[None] | None = None
+    try:
+        await lease.acquire(say=print)
+        (old,) = await lock_holders(pg_url)
+        keeping = asyncio.create_task(lease.keep(lost.set))
+        cut.cut()
+        await asyncio.sleep(7.0)  # its check (5 s, within 1 s) timed out: the session is given up
+        cut.heal()
+        deadline = time.monotonic() + 15
+        while (holders := await lock_holders(pg_url)) == [old]:
+            assert not lost.is_set(), "it stopped: its own old session was taken for another"
+            assert time.monotonic() < deadline, "the old session still holds the lock"
+            await asyncio.sleep(0.2)
+        await asyncio.sleep(KEEP_STEP * 2)
+        assert not lost.is_set() and not lease.lost
+        assert await lock.held()
+        (new,) = await lock_holders(pg_url)
+        assert new[1] == "host:4242:partition" and new[0] != old[0]  # a new session holds it
+        assert holders == [new]
+    finally:
+        if keeping is not None:
+            keeping.cancel()
+        await lock.release()
+        await storage.close()
+        await cut.stop()
+
+
+async def lock_holders(pg_url: str) -> list[tuple[int, str]]:
+    """(server pid, application name) of the sessions holding an advisory lock."""
+    admin = await asyncpg.connect(pg_url)
+    try:
+        rows = await admin.fetch(
+            "SELECT a.pid, a.application_name FROM pg_locks l JOIN pg_stat_activity a "
+            "ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted "
+            "AND a.datname = current_database()"
+        )
+    finally:
+        await admin.close()
+    return [(int(row[0]), str(row[1])) for row in rows]
+
+
+async def test_a_lock_another_process_took_meanwhile_is_not_taken_from_it(pg_url: str) -> None:
+    """Only this process's own old session is ended: when the database cut this one's session
+    and another process took the lock meanwhile, that one keeps it and this one stops (with
+    ``lost`` set: the exit status is a failure's)."""
+    one, two = await PostgresStorage.open(pg_url), await PostgresStorage.open(pg_url)
+    mine, theirs = one.process_lock(), two.process_lock()
+    try:
+        lease = Lease(mine, holder="host:2:mine")
+        assert await mine.take(lease.holder)
+        admin = await asyncpg.connect(pg_url)
+        try:
+            await admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE application_name = 'host:2:mine' AND datname = current_database()"
+            )
+        finally:
+            await admin.close()
+        deadline = time.monotonic() + 5
+        while not await theirs.take("host:1:other"):
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        lost = asyncio.Event()
+        keeper = asyncio.create_task(lease.keep(lost.set))
+        await asyncio.wait_for(lost.wait(), 5)
+        keeper.cancel()
+        assert lease.lost
+        assert await theirs.held() and await two.process_lock().holder() == "host:1:other"
+    finally:
+        await mine.release()
+        await theirs.release()
+        await one.close()
+        await two.close()
+
+
 async def test_a_process_whose_lock_was_taken_by_another_stops(tmp_path: Path) -> None:
     path = str(tmp_path / "kozel.sqlite3")
     one, two = await SqliteStorage.open(path), await SqliteStorage.open(path)
@@ -158,6 +251,7 @@ async def test_a_process_whose_lock_was_taken_by_another_stops(tmp_path: Path) -
         keeper = asyncio.create_task(lease.keep(lost.set))
         await asyncio.wait_for(lost.wait(), 5)
         keeper.cancel()
+        assert lease.lost  # the exit status says so (``app.run``: 1)
     finally:
         await theirs.release()
         await one.close()

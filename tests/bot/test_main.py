@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 from fakebot.process import free_port
 from fakebot.server import FakeTelegram
 
@@ -92,4 +93,76 @@ def test_an_api_out_of_reach_is_said_once_and_the_bot_keeps_trying(tmp_path: Pat
     assert first.startswith(f"kozel-bot: Telegram's API at {url} cannot be reached (")
     assert first.rstrip().endswith("retrying with backoff (at most 30 s apart) until it answers")
     assert (first + rest).strip().splitlines() == [first.strip()]  # one line, no traceback
+    assert process.returncode == 0
+
+
+REAL_LOOKING_TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+
+
+def test_an_api_url_with_a_mistyped_scheme_exits_2_in_one_line_without_the_token(
+    tmp_path: Path,
+) -> None:
+    env = bot_env(
+        tmp_path,
+        KOZEL_BOT_TOKEN=REAL_LOOKING_TOKEN,
+        KOZEL_BOT_API_URL=f"htp://127.0.0.1:{closed_port()}",
+        KOZEL_LOG_LEVEL="DEBUG",
+    )
+    result = run_bot(env=env)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "kozel-bot: KOZEL_BOT_API_URL must start with https:// or http://, not 'htp'"
+    ]
+    secret_half = REAL_LOOKING_TOKEN.partition(":")[2]
+    assert secret_half not in result.stdout + result.stderr
+
+
+async def test_an_api_url_that_redirects_forever_is_said_once_without_the_token(
+    tmp_path: Path,
+) -> None:
+    """A URL that answers every call with a redirect to itself (a proxy's mistake): the bot
+    follows none (the token would go wherever it points), says once that Telegram cannot be
+    reached, keeps trying, and no stream shows the token, even at DEBUG."""
+    seen: list[str] = []
+
+    async def redirect(request: web.Request) -> web.Response:
+        seen.append(request.path)
+        raise web.HTTPFound(location=str(request.url))
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", redirect)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    url = f"http://127.0.0.1:{port}"
+    env = bot_env(
+        tmp_path, KOZEL_BOT_TOKEN=REAL_LOOKING_TOKEN, KOZEL_BOT_API_URL=url, KOZEL_LOG_LEVEL="DEBUG"
+    )
+    try:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert process.stderr is not None
+        said_at_first = b""
+        while b"cannot be reached" not in said_at_first:  # its start may be slow under load
+            said_at_first += await asyncio.wait_for(process.stderr.readline(), timeout=60)
+        await asyncio.sleep(3.5)  # a few more tries, 1 s and 2 s apart
+        assert process.returncode is None  # it keeps trying
+        process.send_signal(signal.SIGTERM)
+        stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=30)
+        stderr = said_at_first + stderr
+    finally:
+        await runner.cleanup()
+    out = (stdout + stderr).decode()
+    secret_half = REAL_LOOKING_TOKEN.partition(":")[2]
+    assert secret_half not in out
+    assert "/bot***/getMe" in out  # the DEBUG lines name the call, masked
+    said = [line for line in out.splitlines() if "cannot be reached" in line]
+    assert len(said) == 1, out[-2000:]
+    assert said[0].startswith(f"kozel-bot: Telegram's API at {url} cannot be reached (")
+    assert "redirected (302)" in said[0]
+    # Not followed: one request per try, never to where the redirect pointed.
+    assert 2 <= len(seen) <= 8, seen  # followed, each try would be 10 (aiohttp stops there)
     assert process.returncode == 0

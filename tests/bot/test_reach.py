@@ -4,10 +4,13 @@ whichever worker sees it. Computer moves and expiries are not paused."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from storage_targets import Target
 
-from bot.service.reach import AWAY_AFTER, PAUSED, Reach
+from bot.service import reach as reach_module
+from bot.service.reach import AWAY_AFTER, PAUSED, WARNING, Reach
 from bot.storage import (
     OutboxKind,
     Owed,
@@ -109,3 +112,73 @@ async def test_a_pause_one_worker_made_is_ended_by_another_that_reaches_telegram
     finally:
         await one.close()
         await two.close()
+
+
+async def test_a_probe_without_any_answer_pauses_from_when_it_was_asked(
+    target: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Packets dropped, not refused: no call fails before its own timeout (10 s to connect,
+    30 s to read). The watch's probe gets no answer within its few seconds: a failure from
+    when it was asked, and the turn clocks pause from then, not half a minute late."""
+    monkeypatch.setattr(reach_module, "PROBE_TIMEOUT", 0.05)
+    clock = Clock()
+    store = await target.open(clock=clock)
+    try:
+        await playing_table(store, deadline=clock.now + 30)
+        reach = Reach(store.timers, store.outbox, wake=lambda: None, clock=clock)
+        clock.now += 3  # nothing answered lately: the watch asks
+        asked = clock.now
+
+        async def dropped() -> None:
+            clock.now += 5  # the probe's few seconds pass without an answer
+            await asyncio.sleep(10)
+
+        await reach.ask(dropped)
+        assert reach.failing_since == asked
+        await reach.decide()
+        assert reach.away and reach.cut_off
+        assert await store.timers.paused(PAUSED) == asked
+
+        async def answered() -> None:
+            reach.answered()  # the path is back: the call itself reports the answer
+
+        await reach.ask(answered)
+        await reach.decide()
+        assert not reach.away and await store.timers.paused(PAUSED) is None
+    finally:
+        await store.close()
+
+
+async def test_the_hurry_warning_pauses_with_the_turn_clock_and_the_table_is_read_again(
+    target: Target,
+) -> None:
+    """While Telegram is away, the "time is nearly out" warning waits as the turn clock does
+    (else it fires, and shows, with the whole turn still to come once the clock runs on); when
+    the clock resumes, the seat's new deadline comes with a new table version, so that no
+    worker goes on with the table as it read it before."""
+    clock = Clock()
+    store = await target.open(clock=clock)
+    try:
+        table = await playing_table(store, deadline=clock.now + 30)
+        await store.timers.put(table.id, [Timer("hurry", WARNING, 3, clock.now + 20, 0)])
+        before = await store.tables.get(table.id)
+        assert before is not None
+        reach = Reach(store.timers, store.outbox, wake=lambda: None, clock=clock)
+        reach.failed()
+        clock.now += AWAY_AFTER
+        await reach.decide()
+        assert await store.timers.paused(WARNING) == 10_000.0
+        clock.now += 600
+        assert await store.timers.claim("worker", 30) == []  # neither runs meanwhile
+
+        reach.answered()
+        await reach.decide()
+        assert await store.timers.paused(WARNING) is None
+        due = {t.slot: t.due_at for t in await store.timers.of_table(table.id)}
+        assert due["hurry"] == pytest.approx(clock.now + 20)
+        assert due["timeout"] == pytest.approx(clock.now + 30)
+        after = await store.tables.get(table.id)
+        assert after is not None and after.version == before.version + 1
+        assert after.seats[0].deadline == pytest.approx(clock.now + 30)  # not the warning's
+    finally:
+        await store.close()

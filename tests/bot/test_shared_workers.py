@@ -24,6 +24,9 @@ from bot.service.sender import Sender
 from bot.service.timer_runner import TimerRunner
 from bot.storage import (
     LogKind,
+    OutboxKind,
+    Owed,
+    Priority,
     SeatRecord,
     StaleVersionError,
     Storage,
@@ -389,3 +392,91 @@ def test_workers_share_the_bots_limit_with_a_margin() -> None:
     budget.share(2)
     assert budget._overall.count * 2 <= Limits().overall[0] - 2
     assert budget._pace.count * 2 <= Limits().pace[0]
+
+
+async def test_a_worker_cut_off_from_telegram_gives_back_its_chat_and_runs_no_timer(
+    target: Target,
+) -> None:
+    """A worker whose calls to Telegram fail (its own path is cut) holds nothing: the chat it
+    sent to goes to the other worker at once (its failed calls would have kept it, a minute),
+    and the timers (turn timeouts of hands it could not deliver) are the other's to run."""
+    async with two_workers(target) as (first, second, _):
+        table = await seat_four(first.core, deliver=False)
+        start(first)
+        leases = first.core.storage.leases
+        name = f"chat:{GROUP.chat_id}"
+
+        async def holder_is(who: str) -> bool:
+            held = await leases.holder(name)
+            return held is not None and held[0] == who
+
+        await until(lambda: holder_is("w1"), 5, "the first worker to hold the group")
+        first.runner.standing_aside = lambda: True
+        first.sender.cut_off = lambda: True
+        fired = first.runner.fired
+        start(second)
+        await until(lambda: holder_is("w2"), 3, "the other worker to hold the group")
+
+        async def moves(n: int) -> bool:
+            return len(await first.core.storage.tables.log(table.id, LogKind.ACTION)) >= n
+
+        done = len(await first.core.storage.tables.log(table.id, LogKind.ACTION))
+        await until(lambda: moves(done + 8), 20, "the match to go on")
+        # At most the timer under way at the cut ended on the first worker.
+        assert first.runner.fired - fired <= 1, (first.runner.fired, fired)
+        assert second.runner.fired >= 8
+        assert await holder_is("w2")
+
+
+async def test_a_polling_sender_whose_lock_was_taken_over_sends_nothing_more(
+    target: Target,
+) -> None:
+    """Polling senders hold no chat claims: one whose database lock another process took
+    (``Lease.lost``) would go on sending beside the new one while it stops. It sends nothing
+    from the moment it knows."""
+    async with two_workers(target) as (first, _, messenger):
+        await seat_four(first.core, deliver=False)
+        assert await first.core.storage.outbox.due(time.time(), limit=1)  # owed: the hands
+        lost = [True]
+        sender = Sender(first.core)  # polling: one process, no claims
+        sender.cut_off = lambda: lost[0]
+        for _ in range(3):
+            await sender.step()
+            await asyncio.sleep(0.05)
+        assert messenger.messages == {}
+        lost[0] = False  # (a process that keeps the lock sends as ever)
+        await sender.drain(timeout=10)
+        assert messenger.messages
+
+
+class AnswersLate(FakeMessenger):
+    """Telegram posts the message at once and answers 3 s later (a slow moment)."""
+
+    async def send(
+        self, chat_id: int, screen: Screen, *, notify: bool = True, thread_id: int | None = None
+    ) -> int:
+        message_id = await super().send(chat_id, screen, notify=notify, thread_id=thread_id)
+        await asyncio.sleep(3.0)
+        return message_id
+
+
+async def test_a_stopping_sender_books_a_post_telegram_took_rather_than_leave_it_owed(
+    target: Target,
+) -> None:
+    """SIGTERM while a post's call is out: cut there, Telegram has posted it and the outbox
+    still owes it, so the next worker posts it again. The stopping sender waits for the
+    answer (seconds) and books it; what never went out is left owed at once."""
+    store = await target.open()
+    messenger = AnswersLate()
+    w = worker(store, messenger, "w1")
+    try:
+        await store.outbox.add([Owed(OutboxKind.POST, -100, Priority.GROUP, None, text="hi")])
+        await w.sender.step()  # the call goes out
+        await asyncio.sleep(0.3)
+        began = time.monotonic()
+        await w.sender.stop(grace=0.5)
+        assert time.monotonic() - began < 5.0
+        assert len(messenger.messages) == 1  # posted once ...
+        assert await store.outbox.pending() == 0  # ... and booked: nobody posts it again
+    finally:
+        await store.close()

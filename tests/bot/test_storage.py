@@ -934,3 +934,32 @@ async def test_a_read_does_not_wait_for_a_write_under_way(db_path: str) -> None:
     finally:
         await store.close()
     assert query(db_path, "SELECT first_name FROM users")[0][0] == "Bea"
+
+
+async def test_a_read_that_began_before_a_write_is_not_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite keeps a user read for minutes: one whose snapshot was taken before a concurrent
+    write (a /language choice) finishes after it, and must not be what the cache keeps."""
+    storage = await SqliteStorage.open(str(tmp_path / "kozel.sqlite3"))
+    try:
+        users = storage.users
+        await users.upsert(UserRecord(user_id=7, first_name="Anna", language="en"))
+        db = users._db  # what the repository reads through
+        plain_read = db.read
+
+        @contextlib.asynccontextmanager
+        async def read_then_a_write_lands() -> AsyncIterator[object]:
+            async with plain_read() as conn:
+                yield conn
+                # The snapshot is read; before the reader caches it, the write commits.
+                monkeypatch.setattr(db, "read", plain_read)
+                await users.set_language(7, "de")
+
+        monkeypatch.setattr(db, "read", read_then_a_write_lands)
+        stale = await users.get(7)
+        assert stale is not None and stale.language == "en"  # read before the write
+        fresh = await users.get(7)
+        assert fresh is not None and fresh.language == "de"  # not the stale one, for minutes
+    finally:
+        await storage.close()

@@ -22,7 +22,14 @@ from telegram import Bot, Update
 
 from bot.config import Config, ConfigError
 from bot.storage import SqliteStorage, StorageUnavailable, Taken, UpdateRepo
-from bot.telegram.webhook import SECRET_HEADER, Intake, routes, secret_matches, webhook_path
+from bot.telegram.webhook import (
+    SECRET_HEADER,
+    STALE_WHILE_ALIVE,
+    Intake,
+    routes,
+    secret_matches,
+    webhook_path,
+)
 from bot.web.server import WebServer
 
 SECRET = "a-secret_0123"
@@ -166,7 +173,9 @@ async def test_an_update_that_cannot_be_taken_while_the_database_is_away_is_sent
     tmp_path: Path,
 ) -> None:
     class Away:
-        async def take(self, update_id: int, holder: str, *, stale_after: float) -> Taken:
+        async def take(
+            self, update_id: int, holder: str, *, stale_after: float, alive_prefix: str | None
+        ) -> Taken:
             raise StorageUnavailable("restarting")
 
         async def give_back(self, update_id: int, holder: str) -> None:
@@ -197,6 +206,60 @@ async def test_an_update_whose_worker_died_is_taken_again_after_a_while(tmp_path
         assert await updates.forget(before=now[0] - 3600) == 0
         assert await updates.forget(before=now[0] + 1) == 1  # bounded: old ids go
         assert await updates.take(7, "a", stale_after=60) is Taken.NEW
+    finally:
+        await storage.close()
+
+
+async def test_an_update_whose_worker_lease_ran_out_is_taken_over_within_seconds(
+    target: Target,
+) -> None:
+    """A worker SIGKILLed while it handled a press: the update stays taken by it, and Telegram
+    sends it again to another worker. Once the dead worker's own lease has run out (a few
+    seconds, as for its chats and timers) the update is the other's, not after a minute."""
+    now = [1000.0]
+    storage = await target.open(clock=lambda: now[0])
+    try:
+        updates, leases = storage.updates, storage.leases
+        prefix = "worker:"
+        assert await leases.take("worker:a", "a", 3)
+        assert await leases.take("worker:b", "b", 3)
+        assert await updates.take(7, "a", stale_after=60, alive_prefix=prefix) is Taken.NEW
+        # a lives (its lease renewed): b leaves the update alone
+        assert await updates.take(7, "b", stale_after=60, alive_prefix=prefix) is Taken.BUSY
+        for _ in range(40):  # ... even a handler slower than a minute (STALE_WHILE_ALIVE)
+            now[0] += 2
+            assert await leases.take("worker:a", "a", 3)
+        assert await leases.take("worker:b", "b", 3)
+        assert (
+            await updates.take(7, "b", stale_after=STALE_WHILE_ALIVE, alive_prefix=prefix)
+            is Taken.BUSY
+        )
+        now[0] += 2
+        assert await leases.take("worker:a", "a", 3)  # renewed
+        assert await leases.take("worker:b", "b", 3)
+        now[0] += 2
+        assert (
+            await updates.take(7, "b", stale_after=STALE_WHILE_ALIVE, alive_prefix=prefix)
+            is Taken.BUSY
+        )
+        now[0] += 1.5  # a died 3.5 s ago: its lease has run out
+        assert await leases.take("worker:b", "b", 3)
+        assert (
+            await updates.take(7, "b", stale_after=STALE_WHILE_ALIVE, alive_prefix=prefix)
+            is Taken.NEW
+        )
+        # ... and now b's: a's restart (a new holder) does not take it from b
+        assert await leases.take("worker:a2", "a2", 3)
+        assert (
+            await updates.take(7, "a2", stale_after=STALE_WHILE_ALIVE, alive_prefix=prefix)
+            is Taken.BUSY
+        )
+        await updates.finish(7)
+        now[0] += 100  # finished: never taken again, whoever asks
+        assert (
+            await updates.take(7, "a2", stale_after=STALE_WHILE_ALIVE, alive_prefix=prefix)
+            is Taken.DONE
+        )
     finally:
         await storage.close()
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import aiohttp
 import pytest
 from fakebot.fixtures import BotProcessFactory
 from fakebot.process import BotProcess, free_port
-from fakebot.server import FakeTelegram
+from fakebot.server import TEST_TOKEN, FakeTelegram
 from fakebot.webhook import SECRET_HEADER
 
 from .driver import ENV_FAST, MATCH_OVER, Table, forged_newgame
@@ -179,3 +182,37 @@ async def test_requests_without_the_secret_get_401_and_change_nothing(
     assert await post(url, body, {SECRET_HEADER: SECRET}) == (200, "ok\n")
     await asyncio.sleep(0.3)
     assert len(fake.messages(group, from_bot=True)) == sent_before + 1
+
+
+async def test_a_second_webhook_worker_on_the_same_sqlite_file_is_refused_in_one_line(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    """Its caches of people and chats would read the other worker's writes minutes late and
+    write stale rows back (an admin's /language undone): it refuses, exit 2, one line; the
+    first worker goes on."""
+    fake = fake_telegram
+    bot, _ = await webhook_bot(bot_process)
+    assert isinstance(bot.db, Path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KOZEL_")}
+    env |= {
+        **webhook_env(free_port()),
+        "KOZEL_BOT_TOKEN": TEST_TOKEN,
+        "KOZEL_BOT_API_URL": fake.url,
+        "KOZEL_DB": str(bot.db),
+    }
+    second = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    output, _ = await asyncio.wait_for(second.communicate(), timeout=60)
+    lines = output.decode().strip().splitlines()
+    assert second.returncode == 2, lines
+    assert len(lines) == 1 and lines[0].startswith(
+        "kozel-bot: the SQLite database is in use by another running bot ("
+    ), lines
+    assert "several webhook workers need PostgreSQL (KOZEL_DATABASE_URL)" in lines[0]
+    # The first one still takes updates.
+    anna = fake.add_user("Anna")
+    group = fake.add_group("Kozel club", [anna], admins=[anna])
+    table = Table(fake, group)
+    await table.open(anna, "street")
+    assert bot.running and tables_in(bot.db) == 1

@@ -52,6 +52,7 @@ ENV = {
 TABLES = [("ziege", 3)] * 6 + [("moscow", 1)] * 2 + [("street", 3)] * 2
 REPEAT_WINDOW = 1.0  # seconds before a SIGKILL in which a sent post may not be marked sent yet
 MID_WAY = 30  # moves every table has made when the worker is killed (a match takes ~100-300)
+PRESS_WAIT = 10.0  # seconds a player waits for a press's answer before looking again
 
 
 @dataclass
@@ -152,7 +153,9 @@ async def open_tables(fake: FakeTelegram) -> list[tuple[RecordedTable, SimUser]]
     async def one(index: int, variant: str, computers: int) -> tuple[RecordedTable, SimUser]:
         person = fake.add_user(f"Player{index}")
         group = fake.add_group(f"Kozel club {index}", [person], admins=[person])
-        table = RecordedTable(fake, group, hand_wait=20.0, press_wait=20.0)
+        # Every press is answered within 10 s, the SIGKILL's too: one the killed worker had
+        # taken goes to the other once its lease runs out (3 s), not after the dedupe's minute.
+        table = RecordedTable(fake, group, hand_wait=20.0, press_wait=PRESS_WAIT)
         await table.start_private(person)
         await table.open(person, variant)
         for level in ("random", "basic", "random")[:computers]:
@@ -349,6 +352,7 @@ async def test_two_workers_share_ten_tables_and_one_is_killed_mid_match(
     print(summary)
     assert problems == [], summary
     assert played > 0
+    assert unanswered == 0, f"presses not answered within {PRESS_WAIT} s: {summary}"
     # Both workers took updates after the restart too (the restarted one is back in turn).
     assert all(proxy.ok_posts(t) > before_kill[t] for t in proxy.targets), summary
 
@@ -388,5 +392,49 @@ async def test_a_wrong_secret_through_the_proxy_changes_nothing(
             assert await post(SECRET) == 200
             await fake.wait_for_message(group, lambda m: bool(m.buttons), since=mark)
             assert count(first.process.db, "SELECT count(*) FROM game_tables") == 1
+    finally:
+        await proxy.stop()
+
+
+async def test_a_press_in_flight_to_a_killed_worker_is_answered_within_seconds(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    """A worker takes a press in the database and is SIGKILLed while it handles it (here: it
+    waits for Telegram's answer to an admin check). Telegram sends the press again, to the
+    other worker, which takes it over once the dead worker's lease has run out (3 s here): the
+    press is answered within 10 s, not after the minute an update may stay taken."""
+    fake = fake_telegram
+    proxy, first, second = await two_workers(bot_process)
+    workers = {first.url: first, second.url: second}
+    try:
+        anna, boris = fake.add_user("Anna"), fake.add_user("Boris")
+        group = fake.add_group("Kozel club", [anna, boris], admins=[anna])
+        table = Table(fake, group)
+        await table.start_private(anna)
+        await table.open(anna, "street")
+        # Boris's Cancel (not his table) asks Telegram whether he is an admin: it hangs.
+        fake.set_delay("getChatMember", 60.0)
+        began = time.monotonic()
+        cancel = asyncio.create_task(
+            boris.press_button(group, table.lobby_id, contains="Cancel", timeout=30)
+        )
+        await wait_until(
+            "a worker to hold the press",
+            lambda: any(proxy.in_flight[t] for t in proxy.targets),
+            timeout=10,
+        )
+        await asyncio.sleep(1.0)  # it took the press and waits for the admin check
+        (holding,) = [t for t in proxy.targets if proxy.in_flight[t]]
+        victim = workers[holding]
+        taken = count(first.process.db, "SELECT count(*) FROM updates WHERE done = 0")
+        assert taken == 1, f"the press is not taken in the database ({taken} rows)"
+        victim.process.kill()
+        fake.set_delay("getChatMember", 0)  # the survivor's check is answered at once
+        answer = await cancel
+        waited = time.monotonic() - began
+        assert "Only the player who opened" in (answer.text or ""), answer
+        press = next(p for p in fake.press_log if p.user_id == boris.id)
+        assert press.latency is not None and press.latency < 10.0, (press.latency, waited)
+        print(f"press answered {press.latency:.1f} s after it was made (worker killed)")
     finally:
         await proxy.stop()

@@ -38,6 +38,7 @@ class RoundRobinProxy:
         self.forwarded: Counter[str] = Counter()  # target -> requests it answered
         self.answered: Counter[tuple[str, int]] = Counter()  # (target, HTTP status) -> count
         self.dropped: Counter[str] = Counter()  # target -> requests it took but never answered
+        self.in_flight: Counter[str] = Counter()  # target -> requests it holds, not yet answered
         self._turn = itertools.count()
         self._runner: web.AppRunner | None = None
         self._session: aiohttp.ClientSession | None = None
@@ -72,6 +73,7 @@ class RoundRobinProxy:
         first = next(self._turn)
         for offset in range(len(self.targets)):
             target = self.targets[(first + offset) % len(self.targets)]
+            self.in_flight[target] += 1
             try:
                 async with self._session.request(
                     request.method, target + request.path_qs, data=body, headers=headers
@@ -91,6 +93,8 @@ class RoundRobinProxy:
                 # nginx does not resend a POST; the sender's retry decides.
                 self.dropped[target] += 1
                 return web.Response(status=502, text="the worker went away\n")
+            finally:
+                self.in_flight[target] -= 1
         return web.Response(status=502, text="no worker answered")
 
     def ok_posts(self, target: str) -> int:
