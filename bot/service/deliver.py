@@ -15,12 +15,22 @@ from html import escape
 from kozel_rules.card import Card
 
 from ..callback import Callback, Op
-from ..render.hand import hand_closed_screen, hand_screen
+from ..i18n import Translator
+from ..render.hand import HandMessage, hand_closed_screen, hand_screen
 from ..render.lobby import lobby_closed_text
 from ..render.next_table import tell_me_label
 from ..render.table import table_screen
 from ..screen import Button, Screen
-from ..storage import Actor, LogEntry, LogKind, OutboxKind, Owed, TableRecord, TableStatus
+from ..storage import (
+    Actor,
+    LogEntry,
+    LogKind,
+    OutboxKind,
+    Owed,
+    TableRecord,
+    TableStatus,
+    UserRecord,
+)
 from . import closing, feed, house_rules, post_buttons, turns, webapp
 from .admin import topic_gone
 from .coach import coach_button
@@ -195,48 +205,15 @@ def _forget_lobby(table: TableRecord) -> None:
 
 
 async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
-    table = await core.storage.tables.get(table_id)
-    if table is None or table.match_state is None or seat >= len(table.seats):
+    target = await _hand_target(core, table_id, seat)
+    if target is None:
         return []
+    table, user = target
     record = table.seats[seat]
-    if record.user_id is None:
-        return []
-    if _shown_in_page(core, table, seat):
-        core.live.hold_hand(table_id, seat)  # brought up to date when the page is gone
-        return []
-    user = await core.storage.users.get(record.user_id)
-    if user is not None and not user.can_message:
-        # They blocked the bot: every call would be a 403 spent from the shared budget. A
-        # press or a /start of theirs says they are back, and their hand is shown again.
-        return []
-    title = await chat_title(core, table.chat_id)
-    t = user_t(user)
-    match = core.match_of(table)
-    view = match.view(seat)
-    if table.status == TableStatus.CANCELLED:
-        screen = hand_closed_screen(t, title)
-    else:
-        screen = hand_screen(
-            t,
-            view=view,
-            seats=seat_infos(table, t),
-            chat_title=title,
-            table_id=table_id,
-            ply=match.ply,
-            selection=[Card.parse(c) for c in record.selection],
-            away=record.away,
-            page_url=webapp.page_url(core, table_id),
-            seconds_left=None if record.deadline is None else record.deadline - time.time(),
-            coach=coach_button(table_id, match, seat),
-            options=match.options,
-        )
+    screen = await _hand_screen(core, table, seat, user_t(user))
     chat = user.private_chat_id if user and user.private_chat_id else record.user_id
-    # A new hand message (with a notification) only while it is still their turn.
-    my_turn = view.to_move == seat and not record.away and table.status == TableStatus.PLAYING
-    # A player watching the Mini App hears their turn there (a cue in the page): no new message.
-    renew = item.renew and my_turn and not core.live.is_watched(table_id, seat)
-    # The match's first hand rings (``feed``): the start is news, and their first turn is not.
-    notify = renew or (item.notify and record.hand_message_id is None)
+    assert chat is not None
+    renew, notify = _hand_rings(core, table, seat, item)
     try:
         sent = await _show(core, chat, record.hand_message_id, screen, renew, notify=notify)
     except Unreachable:
@@ -244,12 +221,80 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
         return []
     if sent is None:
         return []
+    return await _hand_sent(core, table, seat, chat, sent)
+
+
+async def _hand_target(
+    core: Core, table_id: int, seat: int
+) -> tuple[TableRecord, UserRecord | None] | None:
+    """The table and the player a hand message goes to; None when none is owed now."""
+    table = await core.storage.tables.get(table_id)
+    if table is None or table.match_state is None or seat >= len(table.seats):
+        return None
+    record = table.seats[seat]
+    if record.user_id is None:
+        return None
+    if _shown_in_page(core, table, seat):
+        core.live.hold_hand(table_id, seat)  # brought up to date when the page is gone
+        return None
+    user = await core.storage.users.get(record.user_id)
+    if user is not None and not user.can_message:
+        # They blocked the bot: every call would be a 403 spent from the shared budget. A
+        # press or a /start of theirs says they are back, and their hand is shown again.
+        return None
+    return table, user
+
+
+def _hand_rings(core: Core, table: TableRecord, seat: int, item: Owed) -> tuple[bool, bool]:
+    """Whether the hand comes as a new message, and whether it notifies."""
+    record = table.seats[seat]
+    # A new hand message (with a notification) only while it is still their turn.
+    my_turn = (
+        core.match_of(table).view(seat).to_move == seat
+        and not record.away
+        and table.status == TableStatus.PLAYING
+    )
+    # A player watching the Mini App hears their turn there (a cue in the page): no new message.
+    renew = item.renew and my_turn and not core.live.is_watched(table.id, seat)
+    # The match's first hand rings (``feed``): the start is news, and their first turn is not.
+    notify = renew or (item.notify and record.hand_message_id is None)
+    return renew, notify
+
+
+async def _hand_screen(core: Core, table: TableRecord, seat: int, t: Translator) -> Screen:
+    """The seat's hand message as it stands (or what it turns into on a cancel)."""
+    title = await chat_title(core, table.chat_id)
+    if table.status == TableStatus.CANCELLED:
+        return hand_closed_screen(t, title)
+    record = table.seats[seat]
+    match = core.match_of(table)
+    hand = HandMessage(
+        view=match.view(seat),
+        seats=seat_infos(table, t),
+        chat_title=title,
+        table_id=table.id,
+        ply=match.ply,
+        selection=[Card.parse(c) for c in record.selection],
+        away=record.away,
+        page_url=webapp.page_url(core, table.id),
+        seconds_left=None if record.deadline is None else record.deadline - time.time(),
+        coach=coach_button(table.id, match, seat),
+        options=match.options,
+    )
+    return hand_screen(t, hand)
+
+
+async def _hand_sent(core: Core, table: TableRecord, seat: int, chat: int, sent: int) -> list[Owed]:
+    """Store a new hand message; the one it replaces goes (and the new one too if the seat
+    changed hands meanwhile: the player was removed, and this hand is nobody's now)."""
+    record = table.seats[seat]
     old = [record.hand_message_id]
     owner = record.user_id
+    assert owner is not None
     kept: list[bool] = []
-    await _remember(core, table_id, lambda fresh: kept.append(_set_hand(fresh, seat, sent, owner)))
+    await _remember(core, table.id, lambda fresh: kept.append(_set_hand(fresh, seat, sent, owner)))
     if not all(kept):
-        old.append(sent)  # the player was removed meanwhile: this hand is nobody's now
+        old.append(sent)
     return [d for message_id in old for d in feed.delete(chat, message_id)]
 
 
