@@ -101,8 +101,7 @@ async def kick(
     if table is None:
         return Reply(t._("There is no open table in this chat."))
     if target is None:
-        people = [(s.user_id, s.name) for s in table.seats if s.user_id is not None]
-        return Reply(screen=kick_screen(t, table.id, people))
+        return Reply(screen=kick_screen(t, table.id, _seated(table)))
     if seat_of_user(table, target.user_id) is None:
         return Reply(t._("{name} has no seat at this table.", name=escape(target.first_name)))
     if person.user_id != table.creator_id and not await is_admin():
@@ -116,26 +115,41 @@ async def kick_press(core: Core, press: Press) -> Reply:
     """A button of the /kick menu: the argument names the person (their seat may move)."""
     cb, chat = press.cb, press.chat
     ut = user_t(await remember(core, press.person))
-    if chat.is_private or not cb.arg.isascii() or not cb.arg.isdigit() or len(cb.arg) > 15:
+    target = _kick_target(press)
+    if target is None:
         return Reply(ut._("This button is not valid."), alert=True)
     table = await core.storage.tables.get(cb.table)
     if table is None or table.chat_id != chat.chat_id or not table.is_active:
         return Reply(ut._("This table is no longer open."), alert=True)
     t = await chat_t(core, chat.chat_id)
-    if seat_of_user(table, int(cb.arg)) is None:
-        people = [(s.user_id, s.name) for s in table.seats if s.user_id is not None]
+    if seat_of_user(table, target) is None:
         return Reply(
-            ut._("That player has no seat any more."), screen=kick_screen(t, table.id, people)
+            ut._("That player has no seat any more."),
+            screen=kick_screen(t, table.id, _seated(table)),
         )
     if press.person.user_id != table.creator_id and not await press.is_admin():
         return Reply(
             ut._("Only the player who opened the table or a chat admin can remove players."),
             alert=True,
         )
-    text = await _remove(core, table.id, int(cb.arg), t)
+    text = await _remove(core, table.id, target, t)
     fresh = await core.storage.tables.get(table.id)
-    people = [] if fresh is None else [(s.user_id, s.name) for s in fresh.seats if s.user_id]
-    return Reply(text, screen=kick_screen(t, table.id, people))
+    return Reply(text, screen=kick_screen(t, table.id, _seated(fresh)))
+
+
+def _kick_target(press: Press) -> int | None:
+    """The user id a /kick button names (None: not a button the menu draws)."""
+    arg = press.cb.arg
+    if press.chat.is_private or not arg.isascii() or not arg.isdigit() or len(arg) > 15:
+        return None
+    return int(arg)
+
+
+def _seated(table: TableRecord | None) -> list[tuple[int, str]]:
+    """The people at the table, for the /kick menu."""
+    if table is None:
+        return []
+    return [(s.user_id, s.name) for s in table.seats if s.user_id is not None]
 
 
 async def _remove(core: Core, table_id: int, user_id: int, t: Translator) -> str:

@@ -28,7 +28,7 @@ from ..render.lobby import lobby_screen
 from ..render.next_table import result_buttons
 from ..render.results import deal_result_text, match_result_text
 from ..screen import Screen
-from ..storage import OutboxKind, Owed, Priority, TableRecord
+from ..storage import OutboxKind, Owed, Priority, SeatRecord, TableRecord
 from . import house_rules
 from .change import Change
 from .core import Core
@@ -235,7 +235,6 @@ def _hands_after(
 ) -> list[Owed]:
     after = seat_states(match)
     to_move = None if match.is_over else match.to_move
-    now = time.time()
     owed = []
     for record in table.seats:
         seat = record.seat
@@ -247,32 +246,53 @@ def _hands_after(
             priority = Priority.TURN if seat == to_move else Priority.PRESSER
             owed.append(hand(core, table, seat, priority, notify=not record.away))
         elif seat == to_move:
-            # A player who has not pressed for a while gets their hand anew, with a sound.
-            asked = change.actor != seat  # (a start is the branch above)
-            pressed = max(record.active_at or 0.0, core.pressed.peek(record.user_id) or 0.0)
-            idle = now - pressed > core.settings.active_for
-            renew = asked and idle and not record.away
-            owed.append(hand(core, table, seat, Priority.TURN, renew=renew))
-        elif match.is_over or before is None:
-            owed.append(hand(core, table, seat, Priority.PRESSER))
-        elif seat == change.actor and change.answered and core.budget.busy():
-            # They just played, and their press's answer said what; the bot is busy: their
-            # hand waits, and merges with the next change of their cards (a trick's end: a
-            # draw) or their next turn. A tap on it meanwhile is answered with their play, and
-            # shows the hand (``moves.toggle``). Cards they got with it (a draw, the next
-            # deal) they have not been told of: those wait as any waiting player's do. On a
-            # quiet evening the hand shows the play at once (below): no stale prompt.
-            only_played = set(after[seat].cards) <= set(before[seat].cards)
-            wait = core.settings.hand_interval * (PLAYED_WAIT if only_played else 1.0)
-            owed.append(hand(core, table, seat, Priority.WAITING, delay=wait))
-        elif seat == change.actor or before[seat].to_move:
-            # Their own play (the bot is not busy), or their turn played for them (a timer, a
-            # computer): at once when the budget allows, else behind the turns, trick ends and
-            # the group.
-            owed.append(hand(core, table, seat, Priority.WAITING, delay=0.0))
-        elif before[seat] != after[seat]:
-            owed.append(hand(core, table, seat, Priority.WAITING))
+            owed.append(_turn_hand(core, table, record, change))
+        else:
+            owed += _other_hand(core, table, match, seat, change, before, after)
     return owed
+
+
+def _turn_hand(core: Core, table: TableRecord, record: SeatRecord, change: Change) -> Owed:
+    """The hand of the seat to move: a player who has not pressed for a while gets it anew,
+    with a sound."""
+    assert record.user_id is not None
+    asked = change.actor != record.seat  # (a start is told apart before)
+    pressed = max(record.active_at or 0.0, core.pressed.peek(record.user_id) or 0.0)
+    idle = time.time() - pressed > core.settings.active_for
+    renew = asked and idle and not record.away
+    return hand(core, table, record.seat, Priority.TURN, renew=renew)
+
+
+def _other_hand(
+    core: Core,
+    table: TableRecord,
+    match: Match,
+    seat: int,
+    change: Change,
+    before: list[SeatState] | None,
+    after: list[SeatState],
+) -> list[Owed]:
+    """The hand of a seat not to move (none if the change left it as it was)."""
+    if match.is_over or before is None:
+        return [hand(core, table, seat, Priority.PRESSER)]
+    if seat == change.actor and change.answered and core.budget.busy():
+        # They just played, and their press's answer said what; the bot is busy: their
+        # hand waits, and merges with the next change of their cards (a trick's end: a
+        # draw) or their next turn. A tap on it meanwhile is answered with their play, and
+        # shows the hand (``moves.toggle``). Cards they got with it (a draw, the next
+        # deal) they have not been told of: those wait as any waiting player's do. On a
+        # quiet evening the hand shows the play at once (below): no stale prompt.
+        only_played = set(after[seat].cards) <= set(before[seat].cards)
+        wait = core.settings.hand_interval * (PLAYED_WAIT if only_played else 1.0)
+        return [hand(core, table, seat, Priority.WAITING, delay=wait)]
+    if seat == change.actor or before[seat].to_move:
+        # Their own play (the bot is not busy), or their turn played for them (a timer, a
+        # computer): at once when the budget allows, else behind the turns, trick ends and
+        # the group.
+        return [hand(core, table, seat, Priority.WAITING, delay=0.0)]
+    if before[seat] != after[seat]:
+        return [hand(core, table, seat, Priority.WAITING)]
+    return []
 
 
 def replay_link(core: Core, table_id: int, deal: int) -> str | None:
