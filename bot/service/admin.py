@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Sequence
 from html import escape
 
 from ..i18n import Translator
 from ..render.chat import kick_screen
 from ..render.hand import removed_screen
-from ..storage import Actor, LogEntry, LogKind, Owed, TableRecord, TableStatus
+from ..storage import Actor, LogEntry, LogKind, TableRecord, TableStatus
 from . import feed, turns
 from .change import Change
+from .closing import close_table
 from .commit import save_change
 from .core import Core
 from .lobby import renumber
@@ -52,36 +51,6 @@ async def _may_cancel_match(
     if not await is_admin():
         return Reply(t._("Only a chat admin who does not play in it can cancel a running match."))
     return None
-
-
-async def close_table(
-    core: Core,
-    table_id: int,
-    *,
-    reason: str,
-    tell: Sequence[Owed] = (),
-    version: int | None = None,
-) -> bool:
-    """Cancel a lobby or a running match, stop its timers and tell the players (and ``tell``
-    what else is owed); False if it was closed already (or is no longer at ``version``)."""
-    async with core.table_lock(table_id):
-        table = await core.storage.tables.get(table_id)
-        if table is None or not table.is_active:
-            return False
-        if version is not None and table.version != version:
-            return False
-        table.status = TableStatus.CANCELLED
-        table.finished_at = time.time()
-        for seat in table.seats:
-            seat.deadline = None
-        entry = LogEntry(LogKind.CANCEL, None, None, reason, by=Actor.SYSTEM)
-        # The lobby, or the table and every hand, say so; the keyboards go.
-        owe = [*feed.closed(core, table), *tell]
-        await core.storage.tables.save(
-            table, expected_version=table.version, log=[entry], owe=owe, timers=[]
-        )
-    core.table_changed(table_id)  # its timers went with the save
-    return True
 
 
 @retry_stale
