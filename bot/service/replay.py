@@ -32,12 +32,13 @@ from ..render.labels import SeatInfo
 from ..storage import LogKind, TableRecord, TableStatus
 from . import feed
 from .core import Core
+from .errors import ServiceError
 from .people import chat_title, seat_infos, seat_of_user, user_t
 from .ports import Person
 from .reply import IsMember, nobody
 
 
-class NoReplay(Exception):
+class NoReplay(ServiceError):
     """The person may not see that replay (or there is none): a translated reason."""
 
 

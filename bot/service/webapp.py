@@ -23,6 +23,7 @@ from ..render.results import match_result_text
 from ..storage import Priority, TableRecord, TableStatus
 from . import feed, moves
 from .core import Core
+from .errors import ServiceError
 from .gate import AdminCache
 from .people import chat_title, remember, seat_infos, seat_of_user, user_t
 from .play import answer, find_seat, play, refusal
@@ -51,7 +52,7 @@ class Members:
         return is_member
 
 
-class NotSeated(Exception):
+class NotSeated(ServiceError):
     """The person has no seat at that table (or it has no match): a translated reason."""
 
 
