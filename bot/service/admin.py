@@ -14,11 +14,11 @@ from .change import Change
 from .closing import close_table
 from .commit import save_change
 from .core import Core
-from .lobby import renumber
 from .people import chat_t, remember, seat_of_user, user_t, user_t_by_id
 from .ports import ChatInfo, Person
 from .reply import IsAdmin, Press, Reply
 from .retry import retry_stale
+from .seating import renumber
 
 log = logging.getLogger(__name__)
 
