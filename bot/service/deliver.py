@@ -10,9 +10,9 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from html import escape
 
 from kozel_rules.card import Card
+from kozel_rules.match import Match
 
 from ..callback import Callback, Op
 from ..i18n import Translator
@@ -22,16 +22,13 @@ from ..render.next_table import tell_me_label
 from ..render.table import table_screen
 from ..screen import Button, Screen
 from ..storage import (
-    Actor,
-    LogEntry,
-    LogKind,
     OutboxKind,
     Owed,
     TableRecord,
     TableStatus,
     UserRecord,
 )
-from . import closing, feed, house_rules, post_buttons, turns, webapp
+from . import blocked, closing, feed, house_rules, post_buttons, webapp
 from .admin import topic_gone
 from .coach import coach_button
 from .core import Core
@@ -46,17 +43,7 @@ LATE_EDIT = 10.0  # seconds after which an edit that timed out has surely landed
 
 async def deliver(core: Core, item: Owed) -> list[Owed]:
     if item.kind is OutboxKind.POST:
-        assert item.text is not None
-        thread_id = await _thread_of(core, item)
-        try:
-            return await _post(core, item, post_buttons.screen(core, item), thread_id)
-        except TopicGone:
-            assert item.table_id is not None  # only a table's posts go to a topic
-            log.info("the topic of table %s is gone: a post is dropped", item.table_id)
-            await topic_gone(core, item.table_id)
-        except Unreachable:
-            log.info("chat %s is unreachable: a post is dropped", item.chat_id)
-        return []
+        return await _deliver_post(core, item)
     if item.kind is OutboxKind.DELETE:
         assert item.message_id is not None
         await core.messenger.delete(item.chat_id, item.message_id)
@@ -67,6 +54,20 @@ async def deliver(core: Core, item: Owed) -> list[Owed]:
     if item.kind is OutboxKind.LOBBY:
         return await _lobby(core, item.table_id, item)
     return await _hand(core, item.table_id, item.seat, item)
+
+
+async def _deliver_post(core: Core, item: Owed) -> list[Owed]:
+    assert item.text is not None
+    thread_id = await _thread_of(core, item)
+    try:
+        return await _post(core, item, post_buttons.screen(core, item), thread_id)
+    except TopicGone:
+        assert item.table_id is not None  # only a table's posts go to a topic
+        log.info("the topic of table %s is gone: a post is dropped", item.table_id)
+        await topic_gone(core, item.table_id)
+    except Unreachable:
+        log.info("chat %s is unreachable: a post is dropped", item.chat_id)
+    return []
 
 
 async def _post(core: Core, item: Owed, screen: Screen, thread_id: int | None) -> list[Owed]:
@@ -114,16 +115,7 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
     view = match.view(None)
     if view.match_over and table.table_message_id is None:
         return []  # the last deal's result took the table's place; the match's result is last
-    t = await chat_t(core, table.chat_id)
-    screen = table_screen(
-        t,
-        view=view,
-        seats=seat_infos(table, t),
-        deal_lines=[f"\n{table.note}"] if table.note else [],
-        cancelled=table.status == TableStatus.CANCELLED,
-        app_link=webapp.table_link(core, table_id),
-        options=match.options,
-    )
+    screen = await _table_screen(core, table, match)
     try:
         sent = await _show(
             core, table.chat_id, table.table_message_id, screen, item.renew, table.thread_id
@@ -143,6 +135,20 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
         return []
     await _remember(core, table_id, lambda fresh: _set_table_message(fresh, sent))
     return feed.delete(table.chat_id, table.table_message_id)
+
+
+async def _table_screen(core: Core, table: TableRecord, match: Match) -> Screen:
+    """The group's table message as it stands."""
+    t = await chat_t(core, table.chat_id)
+    return table_screen(
+        t,
+        view=match.view(None),
+        seats=seat_infos(table, t),
+        deal_lines=[f"\n{table.note}"] if table.note else [],
+        cancelled=table.status == TableStatus.CANCELLED,
+        app_link=webapp.table_link(core, table.id),
+        options=match.options,
+    )
 
 
 def _set_table_message(table: TableRecord, message_id: int) -> None:
@@ -217,7 +223,7 @@ async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
     try:
         sent = await _show(core, chat, record.hand_message_id, screen, renew, notify=notify)
     except Unreachable:
-        await _unreachable(core, table_id, seat)
+        await blocked.player_unreachable(core, table_id, seat)
         return []
     if sent is None:
         return []
@@ -357,36 +363,3 @@ async def _store_message(core: Core, table_id: int, change: Callable[[TableRecor
         if fresh is not None:
             change(fresh)
             await core.storage.tables.save(fresh, expected_version=fresh.version)
-
-
-@retry_stale
-async def _unreachable(core: Core, table_id: int, seat: int) -> None:
-    """A player blocked the bot: a computer plays for them, and the table says so."""
-    async with core.table_lock(table_id):
-        table = await core.storage.tables.get(table_id)
-        if table is None or table.status != TableStatus.PLAYING:
-            return
-        record = table.seats[seat]
-        if record.user_id is not None:
-            await core.storage.users.set_can_message(record.user_id, False)
-        if record.away:
-            return
-        record.away = True
-        match = core.match_of(table)
-        t = await chat_t(core, table.chat_id)
-        table.note = t._(
-            "📵 I cannot reach {name} in private — a computer plays for them. "
-            "Open a chat with me and press “I'm back”.",
-            name=escape(record.name),
-        )
-        await turns.plan_deadlines(core, table, match)
-        entry = LogEntry(LogKind.UNREACHABLE, match.ply, seat, "blocked", by=Actor.SYSTEM)
-        timers = turns.timer_rows(core, table, match)
-        await core.storage.tables.save(
-            table,
-            expected_version=table.version,
-            log=[entry],
-            owe=[feed.group_table(core, table)],
-            timers=timers,
-        )
-    turns.wake(core, timers)
