@@ -15,7 +15,7 @@ from kozel_rules.event import DealEnded, Event, MatchEnded
 from kozel_rules.match import Match
 
 from ..storage import Actor, LogEntry, LogKind, Owed, TableRecord, TableStatus
-from . import feed, turns
+from . import match_feed, turns
 from .change import Change
 from .core import Core
 from .rating import rate
@@ -32,7 +32,7 @@ async def commit(
     note: str | None = None,
 ) -> list[Event]:
     """Apply, save, and only then tell anybody. Raises IllegalActionError (nothing changes)."""
-    before = feed.seat_states(match)
+    before = match_feed.seat_states(match)
     events = match.apply(action)
     for seat in table.seats:
         seat.selection = []
@@ -51,7 +51,7 @@ async def commit(
         table.finished_at = time.time()
         finished = match_record(table, match)
     change = Change(events, actor=action.seat, answered=by is Actor.PERSON)
-    owed = await feed.after_change(core, table, match, change, before)
+    owed = await match_feed.after_change(core, table, match, change, before)
     timers = turns.timer_rows(core, table, match)
     # The match record (the ladder's input) is written in the same transaction as the move.
     await core.storage.tables.save(
@@ -95,7 +95,7 @@ async def save_change(
 ) -> None:
     """Save a change of a running match that is not a move (a start, a return, a removal),
     with what it owes, then wait for the next move."""
-    owed = await feed.after_change(core, table, match, change)
+    owed = await match_feed.after_change(core, table, match, change)
     timers = turns.timer_rows(core, table, match)
     await core.storage.tables.save(
         table,

@@ -262,7 +262,7 @@ def _hand_rings(core: Core, table: TableRecord, seat: int, item: Owed) -> tuple[
     )
     # A player watching the Mini App hears their turn there (a cue in the page): no new message.
     renew = item.renew and my_turn and not core.live.is_watched(table.id, seat)
-    # The match's first hand rings (``feed``): the start is news, and their first turn is not.
+    # The match's first hand rings (``match_feed``): the start is news, and their first turn is not.
     notify = renew or (item.notify and record.hand_message_id is None)
     return renew, notify
 

@@ -30,7 +30,7 @@ from kozel_rules.view import SeatView
 from ..i18n import Translator, get_translator, negotiate
 from ..render.labels import SeatInfo
 from ..storage import LogKind, TableRecord, TableStatus
-from . import feed
+from . import match_feed
 from .core import Core
 from .errors import ServiceError
 from .people import chat_title, seat_infos, seat_of_user, user_t
@@ -233,7 +233,7 @@ async def open_replay(
         replay=replay,
         marks=marks_of(mine, person.user_id, deal),
         coached=bool(mine),
-        result_text=feed.deal_text(t, match, replay.result, seats),
+        result_text=match_feed.deal_text(t, match, replay.result, seats),
     )
 
 

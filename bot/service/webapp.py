@@ -21,7 +21,7 @@ from ..render.labels import SeatInfo
 from ..render.refusals import Refused
 from ..render.results import match_result_text
 from ..storage import Priority, TableRecord, TableStatus
-from . import feed, moves
+from . import feed, match_feed, moves
 from .core import Core
 from .errors import ServiceError
 from .gate import AdminCache
@@ -120,7 +120,7 @@ async def open_seat(
         t=t,
         seats=seats,
         chat_title=await chat_title(core, table.chat_id),
-        deal_text=feed.deal_text(t, match, deal, seats) if deal else None,
+        deal_text=match_feed.deal_text(t, match, deal, seats) if deal else None,
         match_text=(
             match_result_text(
                 t, result=result, view=match.view(None), seats=seats, options=match.options
