@@ -21,7 +21,7 @@ from .i18n import LANGUAGES, PLURAL_FORMS, SOURCE_LANGUAGE, catalog_path, read_c
 from .i18n import _compile as compile_catalog  # check compiles each catalog as the bot does
 
 if TYPE_CHECKING:
-    from babel.messages.catalog import Catalog
+    from babel.messages.catalog import Catalog, Message
 
 ROOT = Path(__file__).resolve().parent.parent  # the repository the tools maintain
 SOURCE_DIR = "bot"  # relative to ROOT: where strings are extracted from
@@ -79,26 +79,27 @@ def translation_problems(catalog: Catalog, template_keys: Iterable[MessageKey]) 
     problems += [f"missing (run update): {key[0]!r}" for key in sorted(expected - present, key=str)]
     problems += [f"stale (run update): {key[0]!r}" for key in sorted(present - expected, key=str)]
     for message in catalog:
-        if not message.id:
-            continue
-        ids = [message.id] if isinstance(message.id, str) else list(message.id)
-        strings = (
-            [message.string] if isinstance(message.string, str) else list(message.string or ())
-        )
-        if message.fuzzy:
-            problems.append(f"fuzzy: {ids[0]!r}")
-        if not strings or not all(strings):
-            problems.append(f"untranslated: {ids[0]!r}")
-            continue
-        try:
-            source_fields = {format_fields(i) for i in ids}
-            for text in strings:
-                if format_fields(text) not in source_fields:
-                    problems.append(f"placeholders differ: {ids[0]!r} -> {text!r}")
-        except ValueError as e:
-            problems.append(f"bad format string in {ids[0]!r}: {e}")
+        if message.id:
+            problems += _message_problems(message)
     for message, errors in catalog.check():
         problems += [f"{error}: {message.id!r}" for error in errors]
+    return problems
+
+
+def _message_problems(message: Message) -> list[str]:
+    """What is wrong with one entry: fuzzy, untranslated, or its placeholders changed."""
+    ids = [message.id] if isinstance(message.id, str) else list(message.id)
+    strings = [message.string] if isinstance(message.string, str) else list(message.string or ())
+    problems = [f"fuzzy: {ids[0]!r}"] if message.fuzzy else []
+    if not strings or not all(strings):
+        return [*problems, f"untranslated: {ids[0]!r}"]
+    try:
+        source_fields = {format_fields(i) for i in ids}
+        for text in strings:
+            if format_fields(text) not in source_fields:
+                problems.append(f"placeholders differ: {ids[0]!r} -> {text!r}")
+    except ValueError as e:
+        problems.append(f"bad format string in {ids[0]!r}: {e}")
     return problems
 
 

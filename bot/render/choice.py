@@ -107,26 +107,35 @@ def judge(view: SeatView, chosen: Collection[Card]) -> tuple[Choice, int]:
 
 
 def selection_hint(t: Translator, view: SeatView, chosen: Sequence[Card]) -> str:
-    """The answer to a tap that selects: the selection and what the buttons do with it."""
+    """The selection and what the buttons and a tap do with it: the answer to a tap that
+    selects and the hand's prompt say it in the same words."""
     if not chosen:
         return t._("Nothing selected.")
     cards = cards_text(t, chosen)
     choice, missing = judge(view, chosen)
     n = len(set(chosen))
     if choice is Choice.DISCARD:
-        # TRANSLATORS: the answer to a tap on a card; {cards} is the selection, such as "9♠".
+        # TRANSLATORS: the answer to a tap on a card and the hand's prompt; {cards} is the
+        # selection, such as "9♠".
         return t.n_(
-            "Selected: {cards} — 🂠 discards it face down.",
-            "Selected: {cards} — 🂠 discards them face down.",
+            "Selected: {cards} — cannot beat: 🂠 below throws it face down; a tap on it "
+            "takes it back.",
+            "Selected: {cards} — cannot beat: 🂠 below throws them face down; a tap on a "
+            "card takes it back.",
             n,
             cards=cards,
         )
     if choice is Choice.BEAT_OR_DISCARD:
-        return t._("Selected: {cards} — ⚔️ beats, 🂠 discards face down.", cards=cards)
+        return t._(
+            "Selected: {cards} — ⚔️ below beats, 🂠 throws face down; a tap on a card takes it back.",
+            cards=cards,
+        )
     if choice is Choice.PLAY:
         return t.n_(
-            "Selected: {cards} — the button below plays it.",
-            "Selected: {cards} — the button below plays them.",
+            "Selected: {cards} — the button below plays it; a tap on a card adds it or "
+            "takes it back.",
+            "Selected: {cards} — the button below plays them; a tap on a card adds it or "
+            "takes it back.",
             n,
             cards=cards,
         )
@@ -137,6 +146,4 @@ def selection_hint(t: Translator, view: SeatView, chosen: Sequence[Card]) -> str
             missing,
             cards=cards,
         )
-    # TRANSLATORS: the answer to a tap on a card of the hand; {cards} is the selection, such
-    # as "9♠ K♠".
-    return t._("Selected: {cards}", cards=cards)
+    return t._("Selected: {cards} — tap a card to change the selection.", cards=cards)

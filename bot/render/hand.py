@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from html import escape
 
 from kozel_rules.action import Action, Verb
@@ -16,12 +17,11 @@ from ..i18n import Translator
 from ..screen import Button, Screen, Style
 from .choice import (
     POINT_CARD,
-    Choice,
     asking_verbs,
     chosen_label,
     confirm_order,
-    judge,
     partner_on_top,
+    selection_hint,
     set_size,
 )
 from .labels import SeatInfo, action_label, card_label, cards_text, side_members
@@ -67,30 +67,19 @@ def hand_prompt(
             return t._("Not your turn — but you may declare your special lead at any moment.")
         return t._("Waiting for the others…")
     if selection:
-        return "👉 " + _chosen_prompt(t, view, selection)
+        return "👉 " + selection_hint(t, view, selection)
+    return "👉 " + _turn_prompt(t, view)
+
+
+def _turn_prompt(t: Translator, view: SeatView) -> str:
+    """The seat's turn before any card is chosen: what a tap on a card does now."""
     variant = get_variant(view.variant)
-    follow = variant.trick_kind is TrickKind.FOLLOW
-    if view.phase == Phase.RESPOND and follow:
-        return "👉 " + t._("Your turn: a tap on a card plays it.")
     if view.phase == Phase.RESPOND:
-        size = set_size(view)
-        if size > 1:
-            return "👉 " + t.n_(
-                "Your answer: tap {n} card, then ⚔️ beats with it or 🂠 throws it face down.",
-                "Your answer: tap {n} cards, then ⚔️ beats with them or 🂠 throws them face down.",
-                size,
-            )
-        if partner_on_top(view):
-            return "👉 " + t._(
-                "Your partner holds the trick: a tap throws a card face down (an A, 10 or K "
-                "asks first); a card that could beat asks what to do."
-            )
-        return "👉 " + t._(
-            "Your answer: a tap on a card that can beat (green) beats with it; a tap on "
-            "another throws it face down (an A, 10 or K asks first)."
-        )
+        if variant.trick_kind is TrickKind.FOLLOW:
+            return t._("Your turn: a tap on a card plays it.")
+        return _answer_prompt(t, view)
     if view.phase == Phase.LEAD and variant.trump_lead_ban:
-        return "👉 " + t._("Your lead: a tap on a plain card leads it (no trump leads).")
+        return t._("Your lead: a tap on a plain card leads it (no trump leads).")
     prompts = {
         Phase.LEAD: t._(
             "Your lead: a tap leads a card that is alone in its suit; for a card with more "
@@ -100,39 +89,26 @@ def hand_prompt(
         Phase.RETURN: t._("Your partner holds only trumps: a tap on a plain card gives it back."),
         Phase.FORCED_LEAD: t._("A tap on the card your partner gave you leads it."),
     }
-    return "👉 " + prompts.get(view.phase, t._("Your turn."))
+    return prompts.get(view.phase, t._("Your turn."))
 
 
-def _chosen_prompt(t: Translator, view: SeatView, selection: Sequence[Card]) -> str:
-    cards = cards_text(t, sorted(set(selection)))
-    choice, missing = judge(view, selection)
-    n = len(set(selection))
-    if choice is Choice.MORE:
+def _answer_prompt(t: Translator, view: SeatView) -> str:
+    """An answer to a lead where a card may beat or go face down."""
+    size = set_size(view)
+    if size > 1:
         return t.n_(
-            "Chosen: {cards} — choose {n} more card.",
-            "Chosen: {cards} — choose {n} more cards.",
-            missing,
-            cards=cards,
+            "Your answer: tap {n} card, then ⚔️ beats with it or 🂠 throws it face down.",
+            "Your answer: tap {n} cards, then ⚔️ beats with them or 🂠 throws them face down.",
+            size,
         )
-    if choice is Choice.NONE:
-        return t._("Chosen: {cards} — tap a card to change the choice.", cards=cards)
-    if choice is Choice.DISCARD:
-        return t.n_(
-            "{cards} cannot beat: 🂠 below throws it face down; a tap on it takes it back.",
-            "{cards} cannot beat: 🂠 below throws them face down; a tap on a card takes it back.",
-            n,
-            cards=cards,
-        )
-    if choice is Choice.BEAT_OR_DISCARD:
+    if partner_on_top(view):
         return t._(
-            "{cards}: ⚔️ below beats, 🂠 throws face down; a tap on a card takes it back.",
-            cards=cards,
+            "Your partner holds the trick: a tap throws a card face down (an A, 10 or K "
+            "asks first); a card that could beat asks what to do."
         )
-    return t.n_(
-        "Chosen: {cards} — the button below plays it; a tap on a card adds it or takes it back.",
-        "Chosen: {cards} — the button below plays them; a tap on a card adds it or takes it back.",
-        n,
-        cards=cards,
+    return t._(
+        "Your answer: a tap on a card that can beat (green) beats with it; a tap on "
+        "another throws it face down (an A, 10 or K asks first)."
     )
 
 
@@ -160,60 +136,80 @@ def _confirm(t: Translator, action: Action, data: str) -> Button:
     return Button(action_label(t, action), data, style=style)
 
 
-def hand_screen(
-    t: Translator,
-    *,
-    view: SeatView,
-    seats: Sequence[SeatInfo],
-    chat_title: str,
-    table_id: int,
-    ply: int,
-    selection: Sequence[Card],
-    away: bool = False,
-    page_url: str | None = None,
-    seconds_left: float | None = None,
-    coach: tuple[int, str] | None = None,
-    options: Options | None = None,
-) -> Screen:
-    """A player's private hand: cards as buttons, legal choices live, confirm buttons; with
-    ``page_url`` a last button opens the Mini App. ``seconds_left``: on the turn timer.
-    ``coach``: the last deal the player played and its "How did I play?" button's data."""
+@dataclass(frozen=True)
+class HandMessage:
+    """What a player's hand message is drawn from. ``page_url``: a last button opens the
+    Mini App; ``seconds_left``: on the turn timer; ``coach``: the last deal the player played
+    and its "How did I play?" button's data."""
+
+    view: SeatView
+    seats: Sequence[SeatInfo]
+    chat_title: str
+    table_id: int
+    ply: int
+    selection: Sequence[Card]
+    away: bool = False
+    page_url: str | None = None
+    seconds_left: float | None = None
+    coach: tuple[int, str] | None = None
+    options: Options | None = None
+
+    def callback(self, op: Op, arg: str = "") -> str:
+        return Callback(self.table_id, self.ply, op, arg).encode()
+
+
+def hand_screen(t: Translator, hand: HandMessage) -> Screen:
+    """A player's private hand: cards as buttons, legal choices live, confirm buttons."""
+    view = hand.view
     assert view.seat is not None
-    legal = list(view.legal)
-    chosen = set(selection) & set(view.hand)
-    lines = [*header_lines(t, view, escape(chat_title), options), trump_stock_line(t, view)]
-    lines += [t._("Your partner: {name}", name=seats[s].label) for s in _partners(view)]
-    trick = _trick_lines(t, view, seats)
+    chosen = set(hand.selection) & set(view.hand)
+    lines = _top_lines(t, hand)
+    lines += _prompt_lines(t, hand, chosen)
+    if view.to_move is not None and view.to_move != view.seat:
+        lines.append(phase_line(t, view, hand.seats))
+    lines += ["", standings_line(t, view, hand.seats, hand.options)]
+    last = [coach_row(t, hand.coach), open_table_row(t, hand.page_url)]
+    if hand.away:
+        lines += ["", t._("Your cards: {cards}", cards=cards_text(t, view.hand))]
+        back = [Button("🙋 " + t._("I'm back"), hand.callback(Op.BACK))]
+        return Screen.of("\n".join(lines), [back, *last])
+    return Screen.of("\n".join(lines), [*_play_rows(t, hand, chosen), *last])
+
+
+def _top_lines(t: Translator, hand: HandMessage) -> list[str]:
+    """The table's header, the trump, the partners and the trick in view."""
+    view = hand.view
+    lines = [
+        *header_lines(t, view, escape(hand.chat_title), hand.options),
+        trump_stock_line(t, view),
+    ]
+    lines += [t._("Your partner: {name}", name=hand.seats[s].label) for s in _partners(view)]
+    trick = _trick_lines(t, view, hand.seats)
     if trick:
         lines += ["", *trick]
     lines.append("")
-    if away:
-        lines.append(
+    return lines
+
+
+def _prompt_lines(t: Translator, hand: HandMessage, chosen: set[Card]) -> list[str]:
+    """What the player is asked to do, with the turn timer when it runs short."""
+    if hand.away:
+        return [
             "💤 " + t._("A computer player is playing for you. Press “I'm back” to play again.")
-        )
-    else:
-        lines.append(hand_prompt(t, view, legal, sorted(chosen)))
-        my_turn = view.to_move == view.seat
-        if my_turn and seconds_left is not None and 0 < seconds_left <= HURRY:
-            left = max(1, round(seconds_left))
-            lines.append(
-                "⏳ " + t.n_("{n} second left to move.", "{n} seconds left to move.", left)
-            )
-    if view.to_move is not None and view.to_move != view.seat:
-        lines.append(phase_line(t, view, seats))
+        ]
+    view = hand.view
+    lines = [hand_prompt(t, view, list(view.legal), sorted(chosen))]
+    left = hand.seconds_left
+    if view.to_move == view.seat and left is not None and 0 < left <= HURRY:
+        n = max(1, round(left))
+        lines.append("⏳ " + t.n_("{n} second left to move.", "{n} seconds left to move.", n))
+    return lines
 
-    def cb(op: Op, arg: str = "") -> str:
-        return Callback(table_id, ply, op, arg).encode()
 
-    rows: list[list[Button]] = []
-    lines += ["", standings_line(t, view, seats, options)]
-    if away:
-        rows.append([Button("🙋 " + t._("I'm back"), cb(Op.BACK))])
-        lines += ["", t._("Your cards: {cards}", cards=cards_text(t, view.hand))]
-        return Screen.of(
-            "\n".join(lines), [*rows, coach_row(t, coach), open_table_row(t, page_url)]
-        )
-    plays = [a for a in legal if not a.verb.is_special]
+def _play_rows(t: Translator, hand: HandMessage, chosen: set[Card]) -> list[list[Button]]:
+    """The cards as buttons, the confirm buttons and the special leads."""
+    view = hand.view
+    plays = [a for a in view.legal if not a.verb.is_special]
     playable = {c for a in plays for c in a.cards}
     beating = {c for a in plays if a.verb is Verb.BEAT for c in a.cards}
     cards = []
@@ -221,15 +217,14 @@ def hand_screen(
         text, style = _card_button(
             t, view, c, chosen=c in chosen, playable=c in playable, beats=c in beating
         )
-        cards.append(Button(text, cb(Op.TOGGLE, encode_card(c)), style=style))
-    rows.append(cards)
-    rows += _choice_rows(t, view, plays, chosen, cb)
+        cards.append(Button(text, hand.callback(Op.TOGGLE, encode_card(c)), style=style))
+    rows = [cards, *_choice_rows(t, view, plays, chosen, hand.callback)]
     rows += [
-        [Button(action_label(t, a), cb(Op.ACT, encode_action(a)))]
-        for a in legal
+        [Button(action_label(t, a), hand.callback(Op.ACT, encode_action(a)))]
+        for a in view.legal
         if a.verb.is_special
     ]
-    return Screen.of("\n".join(lines), [*rows, coach_row(t, coach), open_table_row(t, page_url)])
+    return rows
 
 
 def _choice_rows(

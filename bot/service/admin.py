@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Sequence
 from html import escape
 
 from ..i18n import Translator
 from ..render.chat import kick_screen
 from ..render.hand import removed_screen
-from ..storage import Actor, LogEntry, LogKind, Owed, TableRecord, TableStatus
+from ..storage import Actor, LogEntry, LogKind, TableRecord, TableStatus
 from . import feed, turns
 from .change import Change
+from .closing import close_table
 from .commit import save_change
 from .core import Core
-from .lobby import renumber
 from .people import chat_t, remember, seat_of_user, user_t, user_t_by_id
 from .ports import ChatInfo, Person
 from .reply import IsAdmin, Press, Reply
 from .retry import retry_stale
+from .seating import renumber
 
 log = logging.getLogger(__name__)
 
@@ -54,36 +53,6 @@ async def _may_cancel_match(
     return None
 
 
-async def close_table(
-    core: Core,
-    table_id: int,
-    *,
-    reason: str,
-    tell: Sequence[Owed] = (),
-    version: int | None = None,
-) -> bool:
-    """Cancel a lobby or a running match, stop its timers and tell the players (and ``tell``
-    what else is owed); False if it was closed already (or is no longer at ``version``)."""
-    async with core.table_lock(table_id):
-        table = await core.storage.tables.get(table_id)
-        if table is None or not table.is_active:
-            return False
-        if version is not None and table.version != version:
-            return False
-        table.status = TableStatus.CANCELLED
-        table.finished_at = time.time()
-        for seat in table.seats:
-            seat.deadline = None
-        entry = LogEntry(LogKind.CANCEL, None, None, reason, by=Actor.SYSTEM)
-        # The lobby, or the table and every hand, say so; the keyboards go.
-        owe = [*feed.closed(core, table), *tell]
-        await core.storage.tables.save(
-            table, expected_version=table.version, log=[entry], owe=owe, timers=[]
-        )
-    core.table_changed(table_id)  # its timers went with the save
-    return True
-
-
 @retry_stale
 async def kick(
     core: Core, chat: ChatInfo, person: Person, target: Person | None, is_admin: IsAdmin
@@ -101,8 +70,7 @@ async def kick(
     if table is None:
         return Reply(t._("There is no open table in this chat."))
     if target is None:
-        people = [(s.user_id, s.name) for s in table.seats if s.user_id is not None]
-        return Reply(screen=kick_screen(t, table.id, people))
+        return Reply(screen=kick_screen(t, table.id, _seated(table)))
     if seat_of_user(table, target.user_id) is None:
         return Reply(t._("{name} has no seat at this table.", name=escape(target.first_name)))
     if person.user_id != table.creator_id and not await is_admin():
@@ -116,26 +84,41 @@ async def kick_press(core: Core, press: Press) -> Reply:
     """A button of the /kick menu: the argument names the person (their seat may move)."""
     cb, chat = press.cb, press.chat
     ut = user_t(await remember(core, press.person))
-    if chat.is_private or not cb.arg.isascii() or not cb.arg.isdigit() or len(cb.arg) > 15:
+    target = _kick_target(press)
+    if target is None:
         return Reply(ut._("This button is not valid."), alert=True)
     table = await core.storage.tables.get(cb.table)
     if table is None or table.chat_id != chat.chat_id or not table.is_active:
         return Reply(ut._("This table is no longer open."), alert=True)
     t = await chat_t(core, chat.chat_id)
-    if seat_of_user(table, int(cb.arg)) is None:
-        people = [(s.user_id, s.name) for s in table.seats if s.user_id is not None]
+    if seat_of_user(table, target) is None:
         return Reply(
-            ut._("That player has no seat any more."), screen=kick_screen(t, table.id, people)
+            ut._("That player has no seat any more."),
+            screen=kick_screen(t, table.id, _seated(table)),
         )
     if press.person.user_id != table.creator_id and not await press.is_admin():
         return Reply(
             ut._("Only the player who opened the table or a chat admin can remove players."),
             alert=True,
         )
-    text = await _remove(core, table.id, int(cb.arg), t)
+    text = await _remove(core, table.id, target, t)
     fresh = await core.storage.tables.get(table.id)
-    people = [] if fresh is None else [(s.user_id, s.name) for s in fresh.seats if s.user_id]
-    return Reply(text, screen=kick_screen(t, table.id, people))
+    return Reply(text, screen=kick_screen(t, table.id, _seated(fresh)))
+
+
+def _kick_target(press: Press) -> int | None:
+    """The user id a /kick button names (None: not a button the menu draws)."""
+    arg = press.cb.arg
+    if press.chat.is_private or not arg.isascii() or not arg.isdigit() or len(arg) > 15:
+        return None
+    return int(arg)
+
+
+def _seated(table: TableRecord | None) -> list[tuple[int, str]]:
+    """The people at the table, for the /kick menu."""
+    if table is None:
+        return []
+    return [(s.user_id, s.name) for s in table.seats if s.user_id is not None]
 
 
 async def _remove(core: Core, table_id: int, user_id: int, t: Translator) -> str:

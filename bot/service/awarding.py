@@ -13,7 +13,7 @@ from ..i18n import Translator
 from ..render.achievements import awards_line
 from ..render.labels import SeatInfo
 from ..storage import Awarding, OutboxKind, Owed, PlayerPast, TableRecord
-from . import achievements, feed, match_facts
+from . import achievements, match_facts, match_feed
 from .people import seat_infos
 
 
@@ -33,8 +33,8 @@ class MatchAwarder:
         line = medal_line(self.t, self.names, awards)
         if line is None:
             return Awarding(awards, self.owe)
-        plain = feed.result_text(self.t, self.match, self.seats)
-        text = feed.result_text(self.t, self.match, self.seats, awards=line)
+        plain = match_feed.result_text(self.t, self.match, self.seats)
+        text = match_feed.result_text(self.t, self.match, self.seats, awards=line)
         owe = [
             replace(o, text=text) if o.kind is OutboxKind.POST and o.text == plain else o
             for o in self.owe

@@ -10,16 +10,47 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from html import escape
 
-from ..storage import TableStatus
-from . import admin, feed, turns
+from ..storage import Actor, LogEntry, LogKind, Owed, TableStatus
+from . import feed, turns
 from .core import Core
 from .people import chat_t, chat_title, user_t_by_id
 from .ports import Due
 from .retry import retry_stale
 
 log = logging.getLogger(__name__)
+
+
+async def close_table(
+    core: Core,
+    table_id: int,
+    *,
+    reason: str,
+    tell: Sequence[Owed] = (),
+    version: int | None = None,
+) -> bool:
+    """Cancel a lobby or a running match, stop its timers and tell the players (and ``tell``
+    what else is owed); False if it was closed already (or is no longer at ``version``)."""
+    async with core.table_lock(table_id):
+        table = await core.storage.tables.get(table_id)
+        if table is None or not table.is_active:
+            return False
+        if version is not None and table.version != version:
+            return False
+        table.status = TableStatus.CANCELLED
+        table.finished_at = time.time()
+        for seat in table.seats:
+            seat.deadline = None
+        entry = LogEntry(LogKind.CANCEL, None, None, reason, by=Actor.SYSTEM)
+        # The lobby, or the table and every hand, say so; the keyboards go.
+        owe = [*feed.closed(core, table), *tell]
+        await core.storage.tables.save(
+            table, expected_version=table.version, log=[entry], owe=owe, timers=[]
+        )
+    core.table_changed(table_id)  # its timers went with the save
+    return True
 
 
 @retry_stale
@@ -47,7 +78,7 @@ async def expire(core: Core, due: Due) -> None:
             "It does not count for the ladder. Send /newgame to play again."
         )
     tell = [feed.post(table.chat_id, text, table_id=table.id)]
-    if await admin.close_table(core, table.id, reason=reason, tell=tell, version=table.version):
+    if await close_table(core, table.id, reason=reason, tell=tell, version=table.version):
         log.info("table %s in %s closed: %s", table.id, table.chat_id, reason)
 
 
@@ -72,7 +103,7 @@ async def lobby_unshowable(core: Core, table_id: int) -> None:
             chat=title,
         )
         tell.append(feed.post(user.private_chat_id or user_id, text))
-    closed = await admin.close_table(
+    closed = await close_table(
         core, table_id, reason="lobby cannot be shown", tell=tell, version=table.version
     )
     if closed:

@@ -15,7 +15,7 @@ from kozel_rules.event import DealEnded, Event, MatchEnded
 from kozel_rules.match import Match
 
 from ..storage import Actor, LogEntry, LogKind, Owed, TableRecord, TableStatus
-from . import awarding, feed, turns
+from . import awarding, match_feed, turns
 from .change import Change
 from .core import Core
 from .people import chat_t
@@ -33,7 +33,7 @@ async def commit(
     note: str | None = None,
 ) -> list[Event]:
     """Apply, save, and only then tell anybody. Raises IllegalActionError (nothing changes)."""
-    before = feed.seat_states(match)
+    before = match_feed.seat_states(match)
     events = match.apply(action)
     for seat in table.seats:
         seat.selection = []
@@ -54,7 +54,7 @@ async def commit(
         logged = [*await core.storage.tables.log(table.id), *entries]
         finished = match_record(table, match, waits(table, logged))
     change = Change(events, actor=action.seat, answered=by is Actor.PERSON)
-    owed = await feed.after_change(core, table, match, change, before)
+    owed = await match_feed.after_change(core, table, match, change, before)
     timers = turns.timer_rows(core, table, match)
     award = None
     if finished is not None:
@@ -103,7 +103,7 @@ async def save_change(
 ) -> None:
     """Save a change of a running match that is not a move (a start, a return, a removal),
     with what it owes, then wait for the next move."""
-    owed = await feed.after_change(core, table, match, change)
+    owed = await match_feed.after_change(core, table, match, change)
     timers = turns.timer_rows(core, table, match)
     await core.storage.tables.save(
         table,

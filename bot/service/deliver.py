@@ -10,18 +10,25 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from html import escape
 
 from kozel_rules.card import Card
+from kozel_rules.match import Match
 
 from ..callback import Callback, Op
-from ..render.hand import hand_closed_screen, hand_screen
+from ..i18n import Translator
+from ..render.hand import HandMessage, hand_closed_screen, hand_screen
 from ..render.lobby import lobby_closed_text
 from ..render.next_table import tell_me_label
 from ..render.table import table_screen
 from ..screen import Button, Screen
-from ..storage import Actor, LogEntry, LogKind, OutboxKind, Owed, TableRecord, TableStatus
-from . import closing, feed, house_rules, post_buttons, turns, webapp
+from ..storage import (
+    OutboxKind,
+    Owed,
+    TableRecord,
+    TableStatus,
+    UserRecord,
+)
+from . import blocked, closing, feed, house_rules, post_buttons, webapp
 from .admin import topic_gone
 from .coach import coach_button
 from .core import Core
@@ -36,17 +43,7 @@ LATE_EDIT = 10.0  # seconds after which an edit that timed out has surely landed
 
 async def deliver(core: Core, item: Owed) -> list[Owed]:
     if item.kind is OutboxKind.POST:
-        assert item.text is not None
-        thread_id = await _thread_of(core, item)
-        try:
-            return await _post(core, item, post_buttons.screen(core, item), thread_id)
-        except TopicGone:
-            assert item.table_id is not None  # only a table's posts go to a topic
-            log.info("the topic of table %s is gone: a post is dropped", item.table_id)
-            await topic_gone(core, item.table_id)
-        except Unreachable:
-            log.info("chat %s is unreachable: a post is dropped", item.chat_id)
-        return []
+        return await _deliver_post(core, item)
     if item.kind is OutboxKind.DELETE:
         assert item.message_id is not None
         await core.messenger.delete(item.chat_id, item.message_id)
@@ -57,6 +54,20 @@ async def deliver(core: Core, item: Owed) -> list[Owed]:
     if item.kind is OutboxKind.LOBBY:
         return await _lobby(core, item.table_id, item)
     return await _hand(core, item.table_id, item.seat, item)
+
+
+async def _deliver_post(core: Core, item: Owed) -> list[Owed]:
+    assert item.text is not None
+    thread_id = await _thread_of(core, item)
+    try:
+        return await _post(core, item, post_buttons.screen(core, item), thread_id)
+    except TopicGone:
+        assert item.table_id is not None  # only a table's posts go to a topic
+        log.info("the topic of table %s is gone: a post is dropped", item.table_id)
+        await topic_gone(core, item.table_id)
+    except Unreachable:
+        log.info("chat %s is unreachable: a post is dropped", item.chat_id)
+    return []
 
 
 async def _post(core: Core, item: Owed, screen: Screen, thread_id: int | None) -> list[Owed]:
@@ -104,16 +115,7 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
     view = match.view(None)
     if view.match_over and table.table_message_id is None:
         return []  # the last deal's result took the table's place; the match's result is last
-    t = await chat_t(core, table.chat_id)
-    screen = table_screen(
-        t,
-        view=view,
-        seats=seat_infos(table, t),
-        deal_lines=[f"\n{table.note}"] if table.note else [],
-        cancelled=table.status == TableStatus.CANCELLED,
-        app_link=webapp.table_link(core, table_id),
-        options=match.options,
-    )
+    screen = await _table_screen(core, table, match)
     try:
         sent = await _show(
             core, table.chat_id, table.table_message_id, screen, item.renew, table.thread_id
@@ -133,6 +135,20 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
         return []
     await _remember(core, table_id, lambda fresh: _set_table_message(fresh, sent))
     return feed.delete(table.chat_id, table.table_message_id)
+
+
+async def _table_screen(core: Core, table: TableRecord, match: Match) -> Screen:
+    """The group's table message as it stands."""
+    t = await chat_t(core, table.chat_id)
+    return table_screen(
+        t,
+        view=match.view(None),
+        seats=seat_infos(table, t),
+        deal_lines=[f"\n{table.note}"] if table.note else [],
+        cancelled=table.status == TableStatus.CANCELLED,
+        app_link=webapp.table_link(core, table.id),
+        options=match.options,
+    )
 
 
 def _set_table_message(table: TableRecord, message_id: int) -> None:
@@ -195,61 +211,96 @@ def _forget_lobby(table: TableRecord) -> None:
 
 
 async def _hand(core: Core, table_id: int, seat: int, item: Owed) -> list[Owed]:
+    target = await _hand_target(core, table_id, seat)
+    if target is None:
+        return []
+    table, user = target
+    record = table.seats[seat]
+    screen = await _hand_screen(core, table, seat, user_t(user))
+    chat = user.private_chat_id if user and user.private_chat_id else record.user_id
+    assert chat is not None
+    renew, notify = _hand_rings(core, table, seat, item)
+    try:
+        sent = await _show(core, chat, record.hand_message_id, screen, renew, notify=notify)
+    except Unreachable:
+        await blocked.player_unreachable(core, table_id, seat)
+        return []
+    if sent is None:
+        return []
+    return await _hand_sent(core, table, seat, chat, sent)
+
+
+async def _hand_target(
+    core: Core, table_id: int, seat: int
+) -> tuple[TableRecord, UserRecord | None] | None:
+    """The table and the player a hand message goes to; None when none is owed now."""
     table = await core.storage.tables.get(table_id)
     if table is None or table.match_state is None or seat >= len(table.seats):
-        return []
+        return None
     record = table.seats[seat]
     if record.user_id is None:
-        return []
+        return None
     if _shown_in_page(core, table, seat):
         core.live.hold_hand(table_id, seat)  # brought up to date when the page is gone
-        return []
+        return None
     user = await core.storage.users.get(record.user_id)
     if user is not None and not user.can_message:
         # They blocked the bot: every call would be a 403 spent from the shared budget. A
         # press or a /start of theirs says they are back, and their hand is shown again.
-        return []
-    title = await chat_title(core, table.chat_id)
-    t = user_t(user)
-    match = core.match_of(table)
-    view = match.view(seat)
-    if table.status == TableStatus.CANCELLED:
-        screen = hand_closed_screen(t, title)
-    else:
-        screen = hand_screen(
-            t,
-            view=view,
-            seats=seat_infos(table, t),
-            chat_title=title,
-            table_id=table_id,
-            ply=match.ply,
-            selection=[Card.parse(c) for c in record.selection],
-            away=record.away,
-            page_url=webapp.page_url(core, table_id),
-            seconds_left=None if record.deadline is None else record.deadline - time.time(),
-            coach=coach_button(table_id, match, seat),
-            options=match.options,
-        )
-    chat = user.private_chat_id if user and user.private_chat_id else record.user_id
+        return None
+    return table, user
+
+
+def _hand_rings(core: Core, table: TableRecord, seat: int, item: Owed) -> tuple[bool, bool]:
+    """Whether the hand comes as a new message, and whether it notifies."""
+    record = table.seats[seat]
     # A new hand message (with a notification) only while it is still their turn.
-    my_turn = view.to_move == seat and not record.away and table.status == TableStatus.PLAYING
+    my_turn = (
+        core.match_of(table).view(seat).to_move == seat
+        and not record.away
+        and table.status == TableStatus.PLAYING
+    )
     # A player watching the Mini App hears their turn there (a cue in the page): no new message.
-    renew = item.renew and my_turn and not core.live.is_watched(table_id, seat)
-    # The match's first hand rings (``feed``): the start is news, and their first turn is not.
+    renew = item.renew and my_turn and not core.live.is_watched(table.id, seat)
+    # The match's first hand rings (``match_feed``): the start is news, and their first turn is not.
     notify = renew or (item.notify and record.hand_message_id is None)
-    try:
-        sent = await _show(core, chat, record.hand_message_id, screen, renew, notify=notify)
-    except Unreachable:
-        await _unreachable(core, table_id, seat)
-        return []
-    if sent is None:
-        return []
+    return renew, notify
+
+
+async def _hand_screen(core: Core, table: TableRecord, seat: int, t: Translator) -> Screen:
+    """The seat's hand message as it stands (or what it turns into on a cancel)."""
+    title = await chat_title(core, table.chat_id)
+    if table.status == TableStatus.CANCELLED:
+        return hand_closed_screen(t, title)
+    record = table.seats[seat]
+    match = core.match_of(table)
+    hand = HandMessage(
+        view=match.view(seat),
+        seats=seat_infos(table, t),
+        chat_title=title,
+        table_id=table.id,
+        ply=match.ply,
+        selection=[Card.parse(c) for c in record.selection],
+        away=record.away,
+        page_url=webapp.page_url(core, table.id),
+        seconds_left=None if record.deadline is None else record.deadline - time.time(),
+        coach=coach_button(table.id, match, seat),
+        options=match.options,
+    )
+    return hand_screen(t, hand)
+
+
+async def _hand_sent(core: Core, table: TableRecord, seat: int, chat: int, sent: int) -> list[Owed]:
+    """Store a new hand message; the one it replaces goes (and the new one too if the seat
+    changed hands meanwhile: the player was removed, and this hand is nobody's now)."""
+    record = table.seats[seat]
     old = [record.hand_message_id]
     owner = record.user_id
+    assert owner is not None
     kept: list[bool] = []
-    await _remember(core, table_id, lambda fresh: kept.append(_set_hand(fresh, seat, sent, owner)))
+    await _remember(core, table.id, lambda fresh: kept.append(_set_hand(fresh, seat, sent, owner)))
     if not all(kept):
-        old.append(sent)  # the player was removed meanwhile: this hand is nobody's now
+        old.append(sent)
     return [d for message_id in old for d in feed.delete(chat, message_id)]
 
 
@@ -312,36 +363,3 @@ async def _store_message(core: Core, table_id: int, change: Callable[[TableRecor
         if fresh is not None:
             change(fresh)
             await core.storage.tables.save(fresh, expected_version=fresh.version)
-
-
-@retry_stale
-async def _unreachable(core: Core, table_id: int, seat: int) -> None:
-    """A player blocked the bot: a computer plays for them, and the table says so."""
-    async with core.table_lock(table_id):
-        table = await core.storage.tables.get(table_id)
-        if table is None or table.status != TableStatus.PLAYING:
-            return
-        record = table.seats[seat]
-        if record.user_id is not None:
-            await core.storage.users.set_can_message(record.user_id, False)
-        if record.away:
-            return
-        record.away = True
-        match = core.match_of(table)
-        t = await chat_t(core, table.chat_id)
-        table.note = t._(
-            "📵 I cannot reach {name} in private — a computer plays for them. "
-            "Open a chat with me and press “I'm back”.",
-            name=escape(record.name),
-        )
-        await turns.plan_deadlines(core, table, match)
-        entry = LogEntry(LogKind.UNREACHABLE, match.ply, seat, "blocked", by=Actor.SYSTEM)
-        timers = turns.timer_rows(core, table, match)
-        await core.storage.tables.save(
-            table,
-            expected_version=table.version,
-            log=[entry],
-            owe=[feed.group_table(core, table)],
-            timers=timers,
-        )
-    turns.wake(core, timers)

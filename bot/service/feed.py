@@ -2,10 +2,9 @@
 
 The rows say *which* messages are owed (the group's table and lobby, hands, posts such as a
 deal's result, deletions); ``deliver`` renders them from the committed state when the budget
-lets them go. Hands are spent where players feel them: the player whose turn it is now, then
-the one who just acted; a player who only waits hears again when their own cards change, later
-and merged; nobody is told of every card the others play. The group's table waits a little
-between trick ends (moves in a row cost one edit); a trick's end goes at once.
+lets them go. The group's table waits a little between trick ends (moves in a row cost one
+edit); a trick's end goes at once. Which hands a change of a running match owes, and its
+results, ``match_feed`` decides.
 """
 
 from __future__ import annotations
@@ -13,33 +12,17 @@ from __future__ import annotations
 import json
 import time
 import zlib
-from dataclasses import dataclass
 
-from kozel_rules.card import Card
-from kozel_rules.event import DealEnded, MatchEnded, TrickTaken
-from kozel_rules.match import Match
-from kozel_rules.result import DealResult
 from kozel_rules.variant import get_variant
 
 from ..i18n import Translator
-from ..render.achievements import MomentText, moment_line
-from ..render.labels import SeatInfo
-from ..render.ladder import replay_html
 from ..render.lobby import lobby_screen
-from ..render.next_table import result_buttons
-from ..render.results import deal_result_text, match_result_text
 from ..screen import Screen
 from ..storage import OutboxKind, Owed, Priority, TableRecord
-from . import house_rules, match_facts
-from .change import Change
+from . import house_rules
 from .core import Core
-from .people import chat_t, seat_infos
-from .post_buttons import encode
+from .people import seat_infos
 from .post_buttons import join_link as join_link  # where the lobby has always found it
-
-# How many ``hand_interval``s the hand of a player who has just played waits at most for its
-# next change when the bot is busy (about a trick at a human pace): one edit instead of two.
-PLAYED_WAIT = 3.0
 
 
 def seating_key(table: TableRecord) -> str:
@@ -175,104 +158,6 @@ def closed(core: Core, table: TableRecord) -> list[Owed]:
 # ------------------------------------------------------------------ after a move
 
 
-@dataclass(frozen=True)
-class SeatState:
-    """What a seat's hand message shows that matters to its player."""
-
-    cards: tuple[Card, ...]
-    specials: bool  # a special lead may be declared now
-    to_move: bool
-
-
-def seat_states(match: Match) -> list[SeatState]:
-    states = []
-    for seat in range(match.players):
-        view = match.view(seat)
-        specials = any(a.verb.is_special for a in view.legal)
-        states.append(SeatState(view.hand, specials, view.to_move == seat))
-    return states
-
-
-async def after_change(
-    core: Core,
-    table: TableRecord,
-    match: Match,
-    change: Change,
-    before: list[SeatState] | None = None,
-) -> list[Owed]:
-    """What a committed change of a running match owes: results, the table, the hands.
-    A deal's result takes the place of its table (an edit); the next deal's table is a new
-    message below it; the match's result is the last message."""
-    t = await chat_t(core, table.chat_id)
-    seats = seat_infos(table, t)
-    owed: list[Owed] = []
-    for event in change.events:
-        if isinstance(event, DealEnded):
-            text = deal_text(t, match, event.result, seats)
-            text += replay_line(t, core, table.id, event.result.number)
-            over = table.table_message_id
-            table.table_message_id = None  # the next table is a new message
-            owed.append(post(table.chat_id, text, table_id=table.id, notify=False, over=over))
-        elif isinstance(event, MatchEnded):
-            text = result_text(t, match, seats)
-            # Its buttons cost no message: a rematch, or word of the next table.
-            buttons = encode(result_buttons(t))
-            owed.append(post(table.chat_id, text, table_id=table.id, buttons=buttons))
-    trick_over = any(isinstance(event, TrickTaken) for event in change.events)
-    owed.append(group_table(core, table, urgent=trick_over))
-    owed += _hands_after(core, table, match, change, before)
-    return owed
-
-
-def _hands_after(
-    core: Core,
-    table: TableRecord,
-    match: Match,
-    change: Change,
-    before: list[SeatState] | None,
-) -> list[Owed]:
-    after = seat_states(match)
-    to_move = None if match.is_over else match.to_move
-    now = time.time()
-    owed = []
-    for record in table.seats:
-        seat = record.seat
-        if record.user_id is None:
-            continue
-        if change.started:
-            # The match begins: every hand is a new message, with a sound (the start also
-            # counts as their last press: the first turn needs no second sound).
-            priority = Priority.TURN if seat == to_move else Priority.PRESSER
-            owed.append(hand(core, table, seat, priority, notify=not record.away))
-        elif seat == to_move:
-            # A player who has not pressed for a while gets their hand anew, with a sound.
-            asked = change.actor != seat  # (a start is the branch above)
-            pressed = max(record.active_at or 0.0, core.pressed.peek(record.user_id) or 0.0)
-            idle = now - pressed > core.settings.active_for
-            renew = asked and idle and not record.away
-            owed.append(hand(core, table, seat, Priority.TURN, renew=renew))
-        elif match.is_over or before is None:
-            owed.append(hand(core, table, seat, Priority.PRESSER))
-        elif seat == change.actor and change.answered and core.budget.busy():
-            # They just played, and their press's answer said what; the bot is busy: their
-            # hand waits, and merges with the next change of their cards (a trick's end: a
-            # draw) or their next turn. A tap on it meanwhile is answered with their play, and
-            # shows the hand (``moves.toggle``). Cards they got with it (a draw, the next
-            # deal) they have not been told of: those wait as any waiting player's do. On a
-            # quiet evening the hand shows the play at once (below): no stale prompt.
-            only_played = set(after[seat].cards) <= set(before[seat].cards)
-            wait = core.settings.hand_interval * (PLAYED_WAIT if only_played else 1.0)
-            owed.append(hand(core, table, seat, Priority.WAITING, delay=wait))
-        elif seat == change.actor or before[seat].to_move:
-            # Their own play (the bot is not busy), or their turn played for them (a timer, a
-            # computer): at once when the budget allows, else behind the turns, trick ends and
-            # the group.
-            owed.append(hand(core, table, seat, Priority.WAITING, delay=0.0))
-        elif before[seat] != after[seat]:
-            owed.append(hand(core, table, seat, Priority.WAITING))
-    return owed
-
-
 def replay_link(core: Core, table_id: int, deal: int) -> str | None:
     """The Mini App's Direct Link to a deal's replay (the page steps on to the match's
     other deals); None without the Mini App."""
@@ -281,70 +166,6 @@ def replay_link(core: Core, table_id: int, deal: int) -> str | None:
         return None
     name = f"{settings.bot_username}/{settings.webapp_name}"
     return f"https://t.me/{name}?startapp=r{table_id}_{deal}"
-
-
-def replay_line(t: Translator, core: Core, table_id: int, deal: int) -> str:
-    """The group's link to the deal's replay, under its result."""
-    return replay_html(t, replay_link(core, table_id, deal))
-
-
-def result_text(
-    t: Translator, match: Match, seats: list[SeatInfo], awards: str | None = None
-) -> str:
-    """The finished match's result as the group reads it, with its moment and (once the
-    ladder's transaction knows them) the achievements it earned."""
-    result = match.result
-    assert result is not None
-    view = match.view(None)
-    found = match_facts.moment(match)
-    moment = None
-    if found is not None:
-        shown = MomentText(
-            str(found.kind), found.deal, found.seat, found.other, found.side, found.points
-        )
-        moment = moment_line(t, shown, seats, view.sides)
-    return match_result_text(
-        t,
-        result=result,
-        view=view,
-        seats=seats,
-        options=match.options,
-        moment=moment,
-        awards=awards,
-    )
-
-
-def deal_text(t: Translator, match: Match, result: DealResult, seats: list[SeatInfo]) -> str:
-    """A finished deal's result as the group reads it (the Mini App shows it too)."""
-    out_before = _out_before(match, result)
-    return deal_result_text(
-        t,
-        result=result,
-        view=match.view(None),
-        seats=seats,
-        totals=_totals_after(match, result.number),
-        sides_in=[s for s in range(match.sides) if s not in out_before],
-        options=match.options,
-    )
-
-
-def _out_before(match: Match, result: DealResult) -> set[int]:
-    """Sides already out before the given deal was played."""
-    out: set[int] = set()
-    for earlier in match.deal_results:
-        if earlier.number >= result.number:
-            break
-        out.update(earlier.out)
-    return out
-
-
-def _totals_after(match: Match, number: int) -> list[int]:
-    totals = [0] * match.sides
-    for result in match.deal_results:
-        if result.number > number:
-            break
-        totals = [a + b for a, b in zip(totals, result.defeat_points, strict=True)]
-    return totals
 
 
 async def owe(core: Core, rows: list[Owed]) -> None:

@@ -15,12 +15,13 @@ from ..i18n import Translator
 from ..render.house_rules import WORDS, bad_option_text, options_later_text
 from ..storage import ChatRecord, TableRecord
 from .core import Core
+from .errors import ServiceError
 from .releases import previous_release_alive
 
 _SETTINGS_KEY = "options"  # in ChatRecord.settings: {variant: Options.to_json()}
 
 
-class BadOption(ValueError):
+class BadOption(ServiceError, ValueError):
     """A word of ``/newgame`` that is not an allowed ``key=value`` for the variant."""
 
 

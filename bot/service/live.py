@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from .errors import ServiceError
+
 MAX_WATCHERS = 2000  # open streams one process keeps; more are refused (nobody may hog it)
 MAX_PER_SEAT = 4  # a player with a few tabs open is fine; a loop opening streams is not
 FRESH = 12.0  # seconds a page counts as watching after its last sign of life (it beats every 5)
@@ -39,7 +41,7 @@ class Watcher:
         return now - self.seen_at <= FRESH
 
 
-class TooManyWatchers(Exception):
+class TooManyWatchers(ServiceError):
     """The process or the seat has as many open streams as it allows."""
 
 

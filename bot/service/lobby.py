@@ -39,6 +39,7 @@ from .people import chat_record, chat_t, chat_title, remember, seat_of_user, use
 from .ports import ChatInfo, Person, Shared
 from .reply import IsMember, Press, Reply, nobody
 from .retry import retry_stale
+from .seating import plays_elsewhere, renumber, save_lobby, seated_elsewhere, take_seat
 
 
 @retry_stale
@@ -175,19 +176,8 @@ def in_lobby(
 async def changed(core: Core, lobby: Lobby, answer: str) -> Reply:
     """Save the lobby as changed by the press, show it, and answer."""
     cb, person = lobby.press.cb, lobby.press.person
-    await _save(core, lobby.table, f"{cb.op} {person.user_id} {cb.arg}".strip())
+    await save_lobby(core, lobby.table, f"{cb.op} {person.user_id} {cb.arg}".strip())
     return Reply(answer)
-
-
-async def _save(core: Core, table: TableRecord, log_text: str) -> None:
-    """Save a changed lobby; its message shows the change."""
-    entry = LogEntry(LogKind.LOBBY, None, None, log_text, by=Actor.PERSON)
-    owe = [feed.lobby(table)]
-    timers = turns.timer_rows(core, table)
-    await core.storage.tables.save(
-        table, expected_version=table.version, log=[entry], owe=owe, timers=timers
-    )
-    core.wake_sender()
 
 
 @in_lobby()
@@ -200,38 +190,14 @@ async def join(core: Core, lobby: Lobby) -> Reply:
         return Reply(url=feed.join_link(core, table.id))
     elsewhere = await core.storage.tables.active_for_user(user.user_id)
     if elsewhere is not None and elsewhere.id != table.id:
-        return await _plays_elsewhere(core, t, elsewhere, alert=True)
-    refusal = _seat(table, lobby.press.person, t)
+        return await plays_elsewhere(core, t, elsewhere, alert=True)
+    refusal = take_seat(table, lobby.press.person, t)
     if refusal is not None:
         return refusal
     try:
         return await changed(core, lobby, t._("You joined the table."))
     except SeatedElsewhereError:
-        return await _seated_elsewhere(core, t, user.user_id, alert=True)
-
-
-def _seat(table: TableRecord, person: Person, t: Translator) -> Reply | None:
-    """Seat the person, or say why not."""
-    if len(table.seats) >= max(get_variant(table.variant).player_counts):
-        return Reply(t._("The table is full."), alert=True)
-    table.seats.append(
-        SeatRecord(seat=len(table.seats), user_id=person.user_id, name=person.first_name)
-    )
-    return None
-
-
-async def _plays_elsewhere(core: Core, t: Translator, other: TableRecord, alert: bool) -> Reply:
-    title = escape(await chat_title(core, other.chat_id))
-    return Reply(t._("You already play at a table in {chat}.", chat=title), alert=alert)
-
-
-async def _seated_elsewhere(core: Core, t: Translator, user_id: int, alert: bool) -> Reply:
-    """The database refused a second seat: a join in another chat came first (a race the
-    check before could not see, as it ran under this table's lock only)."""
-    other = await core.storage.tables.active_for_user(user_id)
-    if other is None:  # that table ended meanwhile: a new press will do
-        return Reply(t._("This button is out of date — press it again."), alert=alert)
-    return await _plays_elsewhere(core, t, other, alert)
+        return await seated_elsewhere(core, t, user.user_id, alert=True)
 
 
 @in_lobby(from_private=True)
@@ -281,11 +247,6 @@ async def choose_variant(core: Core, lobby: Lobby) -> Reply:
     return await changed(core, lobby, t._("Variant: {variant}", variant=variant_name(t, variant)))
 
 
-def renumber(table: TableRecord) -> None:
-    for i, seat in enumerate(table.seats):
-        seat.seat = i
-
-
 async def _creator_or_admin(core: Core, press: Press) -> bool:
     """True also for a table that is gone or elsewhere: the checks under the lock answer."""
     table = await core.storage.tables.get(press.cb.table)
@@ -299,7 +260,7 @@ async def cancel(core: Core, lobby: Lobby) -> Reply:
     t = lobby.t
     lobby.table.status = TableStatus.CANCELLED
     lobby.table.finished_at = time.time()
-    await _save(core, lobby.table, f"cancel {lobby.press.person.user_id}")
+    await save_lobby(core, lobby.table, f"cancel {lobby.press.person.user_id}")
     return Reply(t._("The table is cancelled."))
 
 
@@ -381,14 +342,14 @@ async def start_private(
             return Reply(t._("You already have a seat at the table in {chat}.", chat=title))
         elsewhere = await core.storage.tables.active_for_user(person.user_id)
         if elsewhere is not None:
-            return await _plays_elsewhere(core, t, elsewhere, alert=False)
-        refusal = _seat(table, person, t)
+            return await plays_elsewhere(core, t, elsewhere, alert=False)
+        refusal = take_seat(table, person, t)
         if refusal is not None:
             return refusal
         try:
-            await _save(core, table, f"join {person.user_id} (deep link)")
+            await save_lobby(core, table, f"join {person.user_id} (deep link)")
         except SeatedElsewhereError:
-            return await _seated_elsewhere(core, t, person.user_id, alert=False)
+            return await seated_elsewhere(core, t, person.user_id, alert=False)
     text = t._("You have a seat at the table in {chat}. Your cards will come here.", chat=title)
     return Reply(screen=seated_screen(t, text, table_id=table.id, version=feed.lobby_key(table)))
 

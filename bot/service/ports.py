@@ -7,9 +7,10 @@ from enum import StrEnum
 from typing import Protocol
 
 from ..screen import Screen
+from .errors import ServiceError
 
 
-class Unreachable(Exception):
+class Unreachable(ServiceError):
     """The chat cannot be written to: the user blocked or never started the bot, or it left."""
 
 
@@ -17,7 +18,7 @@ class TopicGone(Unreachable):
     """The forum topic to write in was deleted or closed: the chat itself may still be there."""
 
 
-class MessageGone(Exception):
+class MessageGone(ServiceError):
     """The message to edit no longer exists (deleted by the user, or too old)."""
 
 
@@ -89,7 +90,7 @@ class ChatInfo:
     """The forum topic the update came from (None: no topic, or a forum's General topic)."""
 
 
-class RetryLater(Exception):
+class RetryLater(ServiceError):
     """Telegram asked the bot to wait (429 "retry after")."""
 
     def __init__(self, seconds: float) -> None:
@@ -97,5 +98,5 @@ class RetryLater(Exception):
         self.seconds = seconds
 
 
-class Transient(Exception):
+class Transient(ServiceError):
     """The call may have failed for a passing reason (network, timeout, Telegram's 5xx)."""

@@ -24,7 +24,7 @@ best human.
 The ladder shows a conservative estimate, OpenSkill's ordinal mu - 3 sigma, scaled as
 ``1000 + 40 * (mu - 3 sigma)``: a newcomer shows 1000, and the number firms up with each match.
 
-Matches are rated in the transaction that records them (``Storage.record_match`` with
+Matches are rated in the transaction that records them (``storage.ladder.record`` with
 ``rate``). Matches stored without a rating (from schema version 1, or after a chat migration)
 are rated, oldest first, the next time the chat's ladder is looked at.
 """

@@ -15,7 +15,14 @@ from typing import Any
 from kozel_rules.action import Action, Verb
 from kozel_rules.card import Card
 from kozel_rules.errors import IllegalActionError, RecordError
-from kozel_rules.event import CardsPlayed, CardsReturned, DealEnded, DealStarted, TrickTaken
+from kozel_rules.event import (
+    CardsPlayed,
+    CardsReturned,
+    DealEnded,
+    DealStarted,
+    Event,
+    TrickTaken,
+)
 from kozel_rules.match import Match
 from kozel_rules.result import DealResult
 from kozel_rules.view import SeatView
@@ -23,14 +30,15 @@ from kozel_rules.view import SeatView
 from ..i18n import Translator, get_translator, negotiate
 from ..render.labels import SeatInfo
 from ..storage import LogKind, TableRecord, TableStatus
-from . import feed
+from . import match_feed
 from .core import Core
+from .errors import ServiceError
 from .people import chat_title, seat_infos, seat_of_user, user_t
 from .ports import Person
 from .reply import IsMember, nobody
 
 
-class NoReplay(Exception):
+class NoReplay(ServiceError):
     """The person may not see that replay (or there is none): a translated reason."""
 
 
@@ -109,47 +117,71 @@ def build(record: dict[str, Any], deal: int) -> DealReplay | None:
 
 
 def _walk(match: Match, actions: list[str], deal: int) -> DealReplay | None:
-    n = match.players
-    sides = tuple(match.side_of(s) for s in range(n))
-    on = deal == 1
-    trump, dealer = match.trump, match.dealer
-    tricks: list[Trick] = []
-    trick: Trick | None = None
-    points = [0] * match.sides
-    taken = [0] * match.sides
+    walk = _Walk(match, deal)
     for ply, text in enumerate(actions):
-        if on and trick is None:
-            view = match.view(None)
-            hands = [match.view(s).hand for s in range(n)]
-            shown = view.trump_card if not view.trump_card_drawn else None
-            trick = Trick(len(tricks) + 1, hands, view.stock, shown, view)
-        events = match.apply(text)
-        if on and trick is not None:
-            trick.plies.append(ply)
-        for event in events:
-            if isinstance(event, DealStarted):
-                if event.number == deal:
-                    on, trump, dealer = True, event.trump, event.dealer
-            elif isinstance(event, DealEnded) and event.result.number == deal:
-                if trick is not None and (trick.plays or trick.returned):
-                    tricks.append(trick)
-                return DealReplay(deal, event.result, trump, dealer, tricks, sides)
-            elif not on or trick is None:
-                continue
-            elif isinstance(event, CardsPlayed):
-                trick.plays.append(Play(event.seat, event.verb, event.cards, ply))
-            elif isinstance(event, CardsReturned):
-                trick.returned += trick.plays
-                trick.plays = []
-            elif isinstance(event, TrickTaken):
-                trick.taker = event.seat
-                trick.points = sum(c.points for p in trick.plays for c in p.cards)
-                points[event.side] += trick.points
-                taken[event.side] += 1
-                trick.card_points, trick.tricks = tuple(points), tuple(taken)
-                tricks.append(trick)
-                trick = None
+        walk.before(ply)
+        for event in match.apply(text):
+            done = walk.event(event, ply)
+            if done is not None:
+                return done
     return None
+
+
+class _Walk:
+    """A walk through a match's record up to the end of one deal, gathering its tricks."""
+
+    def __init__(self, match: Match, deal: int) -> None:
+        self.match, self.deal = match, deal
+        self.sides = tuple(match.side_of(s) for s in range(match.players))
+        self.on = deal == 1  # inside the deal
+        self.trump, self.dealer = match.trump, match.dealer
+        self.tricks: list[Trick] = []
+        self.trick: Trick | None = None
+        self.points = [0] * match.sides
+        self.taken = [0] * match.sides
+
+    def before(self, ply: int) -> None:
+        """Before an action of the deal: a new trick starts from the table as it stands."""
+        if not self.on:
+            return
+        if self.trick is None:
+            match = self.match
+            view = match.view(None)
+            hands = [match.view(s).hand for s in range(match.players)]
+            shown = view.trump_card if not view.trump_card_drawn else None
+            self.trick = Trick(len(self.tricks) + 1, hands, view.stock, shown, view)
+        self.trick.plies.append(ply)
+
+    def event(self, event: Event, ply: int) -> DealReplay | None:
+        """Follow one event; the replay once the deal ends."""
+        if isinstance(event, DealStarted):
+            if event.number == self.deal:
+                self.on, self.trump, self.dealer = True, event.trump, event.dealer
+        elif isinstance(event, DealEnded) and event.result.number == self.deal:
+            trick = self.trick
+            if trick is not None and (trick.plays or trick.returned):
+                self.tricks.append(trick)
+            return DealReplay(
+                self.deal, event.result, self.trump, self.dealer, self.tricks, self.sides
+            )
+        elif self.on and self.trick is not None:
+            self._in_trick(self.trick, event, ply)
+        return None
+
+    def _in_trick(self, trick: Trick, event: Event, ply: int) -> None:
+        if isinstance(event, CardsPlayed):
+            trick.plays.append(Play(event.seat, event.verb, event.cards, ply))
+        elif isinstance(event, CardsReturned):
+            trick.returned += trick.plays
+            trick.plays = []
+        elif isinstance(event, TrickTaken):
+            trick.taker = event.seat
+            trick.points = sum(c.points for p in trick.plays for c in p.cards)
+            self.points[event.side] += trick.points
+            self.taken[event.side] += 1
+            trick.card_points, trick.tricks = tuple(self.points), tuple(self.taken)
+            self.tricks.append(trick)
+            self.trick = None
 
 
 def marks_of(entries: list[dict[str, Any]], user_id: int, deal: int) -> list[Mark]:
@@ -179,18 +211,7 @@ async def open_replay(
     core: Core, table_id: int, person: Person, deal: int, is_member: IsMember = nobody
 ) -> ReplayPage:
     """Deal ``deal`` of the table's match for ``person``, or NoReplay (translated)."""
-    user = await core.storage.users.get(person.user_id)
-    t = user_t(user) if user else get_translator(negotiate(person.language_code))
-    table = await core.storage.tables.get(table_id)
-    seat = None if table is None else seat_of_user(table, person.user_id)
-    if table is None:
-        raise NoReplay(t._("You have no seat at this table."))
-    over = table.status == TableStatus.FINISHED
-    if seat is None:
-        if not await is_member(table.chat_id):
-            raise NoReplay(t._("You have no seat at this table."))
-        if not over:
-            raise NoReplay(t._("The group can watch replays once the match is over."))
+    t, table, seat = await _viewer(core, table_id, person, is_member)
     if table.match_state is None:
         raise NoReplay(t._("The record of that match is no longer kept."))
     match = core.match_of(table)
@@ -199,11 +220,7 @@ async def open_replay(
     replay = build(dict(table.match_state), deal)
     if replay is None:
         raise NoReplay(t._("The record of that match is no longer kept."))
-    answers: list[dict[str, Any]] = []
-    if seat is not None:
-        logged = await core.storage.tables.log(table_id, LogKind.COACH)
-        answers = [e.data or {} for e in logged]
-    mine = [a for a in answers if a.get("user") == person.user_id and a.get("deal") == deal]
+    mine = await _coach_answers(core, table_id, seat, person.user_id, deal)
     seats = seat_infos(table, t)
     return ReplayPage(
         table=table,
@@ -216,5 +233,35 @@ async def open_replay(
         replay=replay,
         marks=marks_of(mine, person.user_id, deal),
         coached=bool(mine),
-        result_text=feed.deal_text(t, match, replay.result, seats),
+        result_text=match_feed.deal_text(t, match, replay.result, seats),
     )
+
+
+async def _viewer(
+    core: Core, table_id: int, person: Person, is_member: IsMember
+) -> tuple[Translator, TableRecord, int | None]:
+    """The person's language, the table and their seat at it (None: a member of the group
+    once the match is over); NoReplay for anyone else."""
+    user = await core.storage.users.get(person.user_id)
+    t = user_t(user) if user else get_translator(negotiate(person.language_code))
+    table = await core.storage.tables.get(table_id)
+    if table is None:
+        raise NoReplay(t._("You have no seat at this table."))
+    seat = seat_of_user(table, person.user_id)
+    if seat is None:
+        if not await is_member(table.chat_id):
+            raise NoReplay(t._("You have no seat at this table."))
+        if table.status != TableStatus.FINISHED:
+            raise NoReplay(t._("The group can watch replays once the match is over."))
+    return t, table, seat
+
+
+async def _coach_answers(
+    core: Core, table_id: int, seat: int | None, user_id: int, deal: int
+) -> list[dict[str, Any]]:
+    """The coach's stored answers to this player about this deal (none for a watcher)."""
+    if seat is None:
+        return []
+    logged = await core.storage.tables.log(table_id, LogKind.COACH)
+    answers = [e.data or {} for e in logged]
+    return [a for a in answers if a.get("user") == user_id and a.get("deal") == deal]

@@ -18,7 +18,7 @@ from kozel_rules.match import Match
 from ..i18n import Translator
 from ..render.labels import SeatInfo
 from ..render.rules_text import variant_name
-from . import feed, webapp
+from . import match_feed, webapp
 from .core import Core
 from .ports import Person
 from .reply import IsMember, nobody
@@ -80,7 +80,7 @@ def result_card(
     # The group's result, its house rules and moment included; the group's own hint ("Play
     # again with /newgame …") means nothing in another chat.
     again = t._("Play again with /newgame · the ladder: /top")
-    text = feed.result_text(t, match, seats)
+    text = match_feed.result_text(t, match, seats)
     lines = [head, *(line for line in text.splitlines() if line != again)]
     link = webapp.table_link(core, table_id)
     return Card(

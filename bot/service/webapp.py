@@ -20,8 +20,9 @@ from ..i18n import Translator, get_translator, negotiate
 from ..render.labels import SeatInfo
 from ..render.refusals import Refused
 from ..storage import Priority, TableRecord, TableStatus
-from . import awarding, feed, moves
+from . import awarding, feed, match_feed, moves
 from .core import Core
+from .errors import ServiceError
 from .gate import AdminCache
 from .people import chat_title, remember, seat_infos, seat_of_user, user_t
 from .play import answer, find_seat, play, refusal
@@ -50,7 +51,7 @@ class Members:
         return is_member
 
 
-class NotSeated(Exception):
+class NotSeated(ServiceError):
     """The person has no seat at that table (or it has no match): a translated reason."""
 
 
@@ -118,7 +119,7 @@ async def open_seat(
         t=t,
         seats=seats,
         chat_title=await chat_title(core, table.chat_id),
-        deal_text=feed.deal_text(t, match, deal, seats) if deal else None,
+        deal_text=match_feed.deal_text(t, match, deal, seats) if deal else None,
         match_text=await _match_text(core, t, table, match, seats) if result else None,
         deal_trick=finished_deal_trick(match, seat) if _deal_is_young(match) else None,
     )
@@ -130,7 +131,7 @@ async def _match_text(
     """The match's result as the group read it: its moment and its 🏅 line too."""
     earned = await core.storage.awards.of_table(table.id)
     line = awarding.medal_line(t, awarding.table_names(table), earned)
-    return feed.result_text(t, match, seats, awards=line)
+    return match_feed.result_text(t, match, seats, awards=line)
 
 
 def _deal_is_young(match: Match) -> bool:

@@ -20,7 +20,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError, 
 
 from .. import callback
 from ..screen import Screen, fit_html, fit_plain, plain
-from ..service import admin, info, lobby, nextgame, settings, status
+from ..service import admin, chat_settings, info, lobby, nextgame, status
 from ..service.core import Core
 from ..service.people import remember, user_t
 from ..service.ports import ChatInfo, Person, Shared
@@ -217,12 +217,12 @@ async def rules_command(update: Update, context: Context) -> None:
 
 
 async def language_command(update: Update, context: Context) -> None:
-    answer = await settings.language(core_of(context), chat_of(update), person_of(update))
+    answer = await chat_settings.language(core_of(context), chat_of(update), person_of(update))
     await reply(context, update.effective_message, answer)
 
 
 async def settings_command(update: Update, context: Context) -> None:
-    answer = await settings.settings(core_of(context), chat_of(update), person_of(update))
+    answer = await chat_settings.settings(core_of(context), chat_of(update), person_of(update))
     await reply(context, update.effective_message, answer)
 
 

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from ..callback import Op
 from ..service import (
     admin,
+    chat_settings,
     coach,
     ladder,
     lobby,
@@ -14,7 +15,6 @@ from ..service import (
     moves,
     nextgame,
     rematch,
-    settings,
 )
 from ..service.core import Core
 from ..service.info import rules_press
@@ -43,8 +43,8 @@ ROUTES: dict[Op, PressCase] = {
     Op.NEXT: nextgame.press,
     # Menus: their answer replaces the message pressed, so it must be that menu.
     Op.RULES: on_menu(rules_press),
-    Op.LANGUAGE: on_menu(settings.language_press),
-    Op.SETTINGS: on_menu(settings.settings_press),
+    Op.LANGUAGE: on_menu(chat_settings.language_press),
+    Op.SETTINGS: on_menu(chat_settings.settings_press),
     Op.RESET: on_menu(ladder.reset_press),
     Op.KICK: on_menu(admin.kick_press),
 }

@@ -144,17 +144,8 @@ def seat_state(page: SeatPage, *, now: float | None = None) -> dict[str, Any]:
     """The page's whole state for one seat, or the public one for a spectator."""
     t, table, seat = page.t, page.table, page.seat
     view = page.match.view(seat)
-    variant = get_variant(view.variant)
     legal = list(view.legal)
-    playable = {c for a in legal if not a.verb.is_special for c in a.cards}
     away = table.seats[seat].away if seat is not None else False
-    deadline = table.seats[view.to_move].deadline if view.to_move is not None else None
-    now = time.time() if now is None else now
-    options = page.match.options
-    rules = house_rules.brief(t, options)
-    info = plain(variant_name(t, variant)) + (f" · {house_rules.MARK} {rules}" if rules else "")
-    if view.multiplier > 1 and not view.match_over:  # a deal after eggs counts more
-        info += f" · ✖️{view.multiplier}"
     return {
         "table": table.id,
         "version": table.version,
@@ -162,33 +153,22 @@ def seat_state(page: SeatPage, *, now: float | None = None) -> dict[str, Any]:
         "status": str(table.status),
         "seat": seat,
         "spectator": page.spectator,
-        "title": info + " · " + page.chat_title,
+        "title": _title(page, view) + " · " + page.chat_title,
         "chat": page.chat_title,
-        "deal": view.deal_number,
-        "deal_text": t._("deal {n}", n=view.deal_number),
-        "out_at": house_rules.goat_total(variant, options),
-        "trump": view.trump.symbol if view.trump is not None else None,
-        "trump_card": str(view.trump_card)
-        if view.trump_card and not view.trump_card_drawn
-        else None,
-        "stock": view.stock,
-        "trump_text": plain(trump_stock_line(t, view)),
-        "hand": [
-            {"card": str(c), "trump": is_trump(view, c), "playable": c in playable}
-            for c in view.hand
-        ],
+        **_deal(page, view),
+        "hand": _hand(view, legal),
         "actions": [_action(t, a) for a in legal],
         "away": away,
         "seats": _seats(page, view),
         "sides": _sides(page, view),
-        "standings_text": plain(standings_line(t, view, page.seats, options)),
+        "standings_text": plain(standings_line(t, view, page.seats, page.match.options)),
         "to_move": view.to_move,
         "my_turn": seat is not None and view.to_move == seat and not away,
         "prompt": plain(hand_prompt(t, view, legal)) if seat is not None else "",
         "phase_text": plain(phase_line(t, view, page.seats)),
         "trick": _trick(view, view.trick),
         "last_trick": _trick(view, view.last_trick),
-        "timer": max(0.0, round(deadline - now, 1)) if deadline is not None else None,
+        "timer": _timer(page, view, now),
         "deal_end": _deal_end(page, view),
         "match_text": plain(page.match_text) if page.match_text else None,
         "match_over": view.match_over,
@@ -198,3 +178,48 @@ def seat_state(page: SeatPage, *, now: float | None = None) -> dict[str, Any]:
             else None
         ),
     }
+
+
+def _title(page: SeatPage, view: SeatView) -> str:
+    """The game's name, its house rules and what a deal after eggs counts."""
+    t = page.t
+    rules = house_rules.brief(t, page.match.options)
+    info = plain(variant_name(t, get_variant(view.variant)))
+    if rules:
+        info += f" · {house_rules.MARK} {rules}"
+    if view.multiplier > 1 and not view.match_over:  # a deal after eggs counts more
+        info += f" · ✖️{view.multiplier}"
+    return info
+
+
+def _deal(page: SeatPage, view: SeatView) -> dict[str, Any]:
+    """The deal's number, the score a side goes out at, the trump and the stock."""
+    t = page.t
+    shown = view.trump_card is not None and not view.trump_card_drawn
+    return {
+        "deal": view.deal_number,
+        "deal_text": t._("deal {n}", n=view.deal_number),
+        "out_at": house_rules.goat_total(get_variant(view.variant), page.match.options),
+        "trump": view.trump.symbol if view.trump is not None else None,
+        "trump_card": str(view.trump_card) if shown else None,
+        "stock": view.stock,
+        "trump_text": plain(trump_stock_line(t, view)),
+    }
+
+
+def _hand(view: SeatView, legal: list[Action]) -> list[dict[str, Any]]:
+    playable = {c for a in legal if not a.verb.is_special for c in a.cards}
+    return [
+        {"card": str(c), "trump": is_trump(view, c), "playable": c in playable} for c in view.hand
+    ]
+
+
+def _timer(page: SeatPage, view: SeatView, now: float | None) -> float | None:
+    """Seconds left on the turn timer of the seat to move."""
+    if view.to_move is None:
+        return None
+    deadline = page.table.seats[view.to_move].deadline
+    if deadline is None:
+        return None
+    now = time.time() if now is None else now
+    return max(0.0, round(deadline - now, 1))

@@ -24,7 +24,7 @@ from bot.render.achievements import (
 )
 from bot.render.labels import SeatInfo
 from bot.screen import MAX_TEXT, shown_length
-from bot.service import achievements, feed, match_facts
+from bot.service import achievements, match_facts, match_feed
 from bot.service.achievements import ACHIEVEMENTS, earned
 from bot.service.awarding import awarder
 from bot.service.match_facts import MomentKind, SeatFacts, moment, seat_facts
@@ -260,7 +260,7 @@ def test_the_awarder_puts_one_line_in_the_match_result() -> None:
     table = table_for(match, [1, 2, 3, 4])
     t = get_translator("en")
     award = awarder(t, table, match, [])
-    plain = feed.result_text(t, match, award.seats)
+    plain = match_feed.result_text(t, match, award.seats)
     posts = [
         Owed(OutboxKind.POST, -100, Priority.TURN, 1, text="deal"),
         Owed(OutboxKind.POST, -100, Priority.TURN, 1, text=plain),

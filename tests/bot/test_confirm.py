@@ -63,9 +63,10 @@ async def test_a_lead_with_a_pair_shows_the_lead_button_and_plays_the_chosen_car
     for card in (first, second):
         tap = press(table, Op.TOGGLE, PEOPLE[seat], version=ply, arg=encode_card(card))
         answers.append((await moves.toggle(core, tap)).text)
-    assert answers[0] == f"Selected: {first} — the button below plays it."
+    tail = "; a tap on a card adds it or takes it back."
+    assert answers[0] == f"Selected: {first} — the button below plays it{tail}"
     both = " ".join(str(c) for c in sorted((first, second)))
-    assert answers[1] == f"Selected: {both} — the button below plays them."
+    assert answers[1] == f"Selected: {both} — the button below plays them{tail}"
 
     # The hand still shows no choice (not drawn again); the button plays what was chosen.
     played = await moves.confirm(

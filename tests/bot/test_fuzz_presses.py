@@ -27,7 +27,7 @@ from service_fakes import (
 
 from bot import callback
 from bot.callback import Callback, Op
-from bot.service import admin, lobby
+from bot.service import closing, lobby
 from bot.service.core import Core
 from bot.service.ports import ChatInfo, Person
 from bot.service.reply import Press
@@ -96,7 +96,7 @@ async def world(core: Core, messenger: FakeMessenger) -> tuple[int, list[str]]:
     assert gone is not None
     await settle(core)
     shown |= buttons(messenger)
-    await admin.close_table(core, gone.id, reason="test")
+    await closing.close_table(core, gone.id, reason="test")
     await settle(core)
     return table.id, sorted(shown)
 

@@ -11,7 +11,7 @@ from service_fakes import GROUP, PEOPLE, FakeMessenger, press, reload, settle
 
 from bot.callback import Callback, Op
 from bot.release import RELEASE
-from bot.service import feed, house_rules, info, lobby, lobby_options, settings
+from bot.service import chat_settings, feed, house_rules, info, lobby, lobby_options
 from bot.service.core import Core
 from bot.service.reply import Press
 from bot.storage import TableRecord, TableStatus
@@ -198,24 +198,24 @@ def settings_press(arg: str, is_admin: bool) -> Press:
 async def test_admins_set_a_groups_defaults_and_newgame_uses_them(
     core: Core, messenger: FakeMessenger
 ) -> None:
-    shown = await settings.settings(core, GROUP, ANN)
+    shown = await chat_settings.settings(core, GROUP, ANN)
     assert shown.screen is not None
     assert "Default house rules for Street Kozel in this group (a plain /newgame): none" in plain(
         shown.screen.text
     )
 
-    refused = await settings.settings_press(core, settings_press("ostreet_g8", False))
+    refused = await chat_settings.settings_press(core, settings_press("ostreet_g8", False))
     assert refused.text == "Only chat admins can change settings."
     for forged in ("ostreet_g7", "onowhere_g8", "ostreet_st", "ostreet", "vnowhere"):
-        answer = await settings.settings_press(core, settings_press(forged, True))
+        answer = await chat_settings.settings_press(core, settings_press(forged, True))
         assert answer.text == "This button is not valid.", forged
     chat = await core.storage.chats.get(GROUP.chat_id)
     assert chat is not None and house_rules.chat_defaults(chat, "street").is_default
 
-    saved = await settings.settings_press(core, settings_press("ostreet_g8", True))
+    saved = await chat_settings.settings_press(core, settings_press("ostreet_g8", True))
     assert saved.text == "Saved." and saved.screen is not None
     assert "(a plain /newgame): match to 8" in plain(saved.screen.text)
-    ziege = await settings.settings_press(core, settings_press("vziege", False))
+    ziege = await chat_settings.settings_press(core, settings_press("vziege", False))
     assert ziege.screen is not None and "scoring: 2/4/6" in str(ziege.screen.buttons)
 
     table = await open_table(core, "street")
@@ -236,7 +236,8 @@ async def test_admins_set_a_groups_defaults_and_newgame_uses_them(
 
 async def test_a_lobby_on_the_groups_defaults_takes_the_new_variants_defaults(core: Core) -> None:
     for arg in ("ostreet_g8", "omoscow_ed"):
-        assert (await settings.settings_press(core, settings_press(arg, True))).text == "Saved."
+        answer = await chat_settings.settings_press(core, settings_press(arg, True))
+        assert answer.text == "Saved."
     table = await open_table(core, "street")
     assert table.options == {"goat_at": 8}
     choose = press(table, Op.VARIANT, ANN, version=feed.lobby_key(table), arg="moscow")

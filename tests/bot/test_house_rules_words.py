@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bot.i18n import get_translator
 from bot.render.chat import score_screen
-from bot.render.hand import hand_screen
+from bot.render.hand import HandMessage, hand_screen
 from bot.render.labels import SeatInfo
 from bot.render.results import deal_result_text
 from bot.render.table import table_screen
@@ -131,13 +131,15 @@ def test_the_table_and_the_hand_say_a_deal_counts_x4_while_it_is_played() -> Non
             ).text
             hand = hand_screen(
                 RU,
-                view=match.view(0),
-                seats=SEATS[:2],
-                chat_title="Клуб",
-                table_id=1,
-                ply=match.ply,
-                selection=[],
-                options=match.options,
+                HandMessage(
+                    view=match.view(0),
+                    seats=SEATS[:2],
+                    chat_title="Клуб",
+                    table_id=1,
+                    ply=match.ply,
+                    selection=[],
+                    options=match.options,
+                ),
             ).text
             said[-deal] = hand
         match.apply_text(action)

@@ -14,7 +14,7 @@ from bot.render.chat import (
     score_screen,
     settings_screen,
 )
-from bot.render.hand import hand_closed_screen, hand_screen, removed_screen
+from bot.render.hand import HandMessage, hand_closed_screen, hand_screen, removed_screen
 from bot.render.labels import SeatInfo
 from bot.render.lobby import lobby_closed_text, lobby_screen
 from bot.render.refusals import Refused, refusal_text
@@ -96,12 +96,14 @@ def screens(t: Translator) -> list[str]:
             out.append(
                 hand_screen(
                     t,
-                    view=match.view(seat),
-                    seats=SEATS[:players],
-                    chat_title="Club",
-                    table_id=7,
-                    ply=match.ply,
-                    selection=match.view(seat).hand[:1],
+                    HandMessage(
+                        view=match.view(seat),
+                        seats=SEATS[:players],
+                        chat_title="Club",
+                        table_id=7,
+                        ply=match.ply,
+                        selection=match.view(seat).hand[:1],
+                    ),
                 )
             )
         done = finished(variant, players)
@@ -157,12 +159,14 @@ def test_button_data_fits_telegram() -> None:
     match = played("street", 4, 3)
     screen = hand_screen(
         get_translator("en"),
-        view=match.view(0),
-        seats=SEATS,
-        chat_title="Club",
-        table_id=999_999_999_999,
-        ply=999_999_999,
-        selection=list(match.view(0).hand[:2]),
+        HandMessage(
+            view=match.view(0),
+            seats=SEATS,
+            chat_title="Club",
+            table_id=999_999_999_999,
+            ply=999_999_999,
+            selection=list(match.view(0).hand[:2]),
+        ),
     )
     for row in screen.buttons:
         for button in row:

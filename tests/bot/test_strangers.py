@@ -29,7 +29,7 @@ from bot.screen import (
     shown_length,
     text_length,
 )
-from bot.service import admin, feed, lobby, moves, settings
+from bot.service import admin, chat_settings, feed, lobby, moves
 from bot.service.core import Core
 from bot.service.feed import lobby_key
 from bot.service.ports import Person, Shared
@@ -52,10 +52,10 @@ async def test_settings_parse_the_argument_before_asking_for_rights(core: Core) 
     asked = Asked(True)
     for arg in ("t7", "x30", "t", "t٣٠", "t30000000000000000000"):
         cb = Callback(0, 0, Op.SETTINGS, arg)
-        answer = await settings.settings_press(core, Press(cb, PEOPLE[0], GROUP, asked))
+        answer = await chat_settings.settings_press(core, Press(cb, PEOPLE[0], GROUP, asked))
         assert answer.text == "This button is not valid."
     assert asked.calls == 0
-    answer = await settings.settings_press(
+    answer = await chat_settings.settings_press(
         core, Press(Callback(0, 0, Op.SETTINGS, "t30"), PEOPLE[0], GROUP, asked)
     )
     assert answer.text == "Saved." and asked.calls == 1

@@ -14,6 +14,7 @@ from kozel_testkit import new_match  # the engine tests' literal deals
 
 from bot.callback import Op, encode_action, encode_card
 from bot.i18n import get_translator
+from bot.render.choice import selection_hint
 from bot.render.hand import hand_prompt
 from bot.render.refusals import Refused, refusal_text
 from bot.service import moves
@@ -79,6 +80,22 @@ def test_the_prompt_of_a_lead_being_built_counts_its_cards() -> None:
     assert "the button below plays them;" in hand_prompt(en, view, legal, cards("6♠ 7♠"))
     assert "разыграет её;" in hand_prompt(ru, view, legal, cards("6♠"))
     assert "разыграет их;" in hand_prompt(ru, view, legal, cards("6♠ 7♠"))
+
+
+@pytest.mark.parametrize("lang", ["en", "be", "da", "de", "ja", "ru", "uk"])
+def test_the_hand_and_a_taps_answer_word_a_selection_alike(lang: str) -> None:
+    """One wording for a selection: the hand's prompt is the tap's answer, in every language;
+    one card is "it" and two are "them"."""
+    m = street({1: "6♠ 7♠ 8♠ 9♥"}, trump="7♦")
+    view, legal = m.view(1), m.legal_actions(1)
+    t = get_translator(lang)
+    one, two = selection_hint(t, view, cards("6♠")), selection_hint(t, view, cards("6♠ 7♠"))
+    assert hand_prompt(t, view, legal, cards("6♠")) == "👉 " + one
+    assert hand_prompt(t, view, legal, cards("6♠ 7♠")) == "👉 " + two
+    if lang not in ("ja", "de"):  # one word for "it" and "them" there ("sie", none)
+        assert one.replace("6♠", "{c}") != two.replace("6♠ 7♠", "{c}")
+    if lang == "en":
+        assert one.startswith("Selected: 6♠ — the button below plays it;")
 
 
 def test_an_answer_to_one_card_is_one_tap_unless_points_go_face_down() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 from bot.callback import Op, encode_card, parse
 from bot.i18n import get_translator
 from bot.render.chat import help_screen, score_screen
-from bot.render.hand import hand_screen
+from bot.render.hand import HandMessage, hand_screen
 from bot.render.labels import SeatInfo, card_label, cards_text, computer_name
 from bot.render.results import deal_result_text, match_result_text
 from bot.screen import Button, Style
@@ -49,7 +49,7 @@ def test_cards_are_labelled_in_the_readers_letters_and_data_keeps_the_engines() 
     match = Match.new("street", players=4, seed=1)
     view = match.view(match.to_move)
     screen = hand_screen(
-        RU, view=view, seats=FOUR, chat_title="Клуб", table_id=3, ply=0, selection=()
+        RU, HandMessage(view=view, seats=FOUR, chat_title="Клуб", table_id=3, ply=0, selection=())
     )
     cards = [b for b in screen.buttons[0]]
     assert not any(ch in b.text for b in cards for ch in "JQA")
@@ -119,12 +119,14 @@ def test_beat_stands_above_discard_and_the_prompt_says_what_the_buttons_do() -> 
     m.apply_text("2 discard 6♥")
     screen = hand_screen(
         EN,
-        view=m.view(3),
-        seats=FOUR,
-        chat_title="Club",
-        table_id=1,
-        ply=m.ply,
-        selection=parse_cards("A♠"),
+        HandMessage(
+            view=m.view(3),
+            seats=FOUR,
+            chat_title="Club",
+            table_id=1,
+            ply=m.ply,
+            selection=parse_cards("A♠"),
+        ),
     )
     acts = [b for row in screen.buttons for b in row if _op(b) == Op.ACT]
     assert [b.text.split()[0] for b in acts] == ["⚔️", "🂠"]
@@ -140,16 +142,18 @@ def test_an_ace_that_cannot_beat_asks_for_a_red_discard() -> None:
     m.apply_text("1 lead 9♠")
     screen = hand_screen(
         EN,
-        view=m.view(2),
-        seats=FOUR,
-        chat_title="Club",
-        table_id=1,
-        ply=m.ply,
-        selection=parse_cards("A♥"),
+        HandMessage(
+            view=m.view(2),
+            seats=FOUR,
+            chat_title="Club",
+            table_id=1,
+            ply=m.ply,
+            selection=parse_cards("A♥"),
+        ),
     )
     acts = [b for row in screen.buttons for b in row if _op(b) == Op.ACT]
     assert len(acts) == 1 and acts[0].style is Style.DANGER and acts[0].text.startswith("🂠")
-    assert "A♥ cannot beat: 🂠 below throws it face down" in screen.text
+    assert "Selected: A♥ — cannot beat: 🂠 below throws it face down" in screen.text
     beating = [b for b in screen.buttons[0] if b.style is Style.SUCCESS]
     assert [b.text for b in beating] == ["★7♦"]  # only the trump can beat the 9♠
 
@@ -162,13 +166,15 @@ def test_the_hand_shows_the_time_left_only_when_it_runs_short() -> None:
     def text(left: float | None) -> str:
         return hand_screen(
             EN,
-            view=m.view(seat),
-            seats=FOUR,
-            chat_title="Club",
-            table_id=1,
-            ply=0,
-            selection=(),
-            seconds_left=left,
+            HandMessage(
+                view=m.view(seat),
+                seats=FOUR,
+                chat_title="Club",
+                table_id=1,
+                ply=0,
+                selection=(),
+                seconds_left=left,
+            ),
         ).text
 
     assert "⏳ 18 seconds left to move." in text(17.6)

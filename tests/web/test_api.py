@@ -27,7 +27,7 @@ from service_fakes import (
 
 from bot.callback import Op, encode_action
 from bot.render.choice import sensible_plays
-from bot.service import admin, moves
+from bot.service import closing, moves
 from bot.service import coach as coach_service
 from bot.service.analyses import Analyses
 from bot.service.core import Core
@@ -363,7 +363,7 @@ async def test_a_watched_turn_is_told_in_the_page_not_by_a_new_message(
             await moves.act(core, press(table, Op.ACT, PEOPLE[seat], version=0, arg=arg))
             await settle(core)
         sent = [m for m in messenger.in_chat(chat) if m.message_id > last]
-        await admin.close_table(core, table.id, reason="next")
+        await closing.close_table(core, table.id, reason="next")
         await settle(core)
         return len(sent), any(m.notify for m in sent)
 
@@ -544,7 +544,7 @@ async def test_a_special_lead_has_its_own_control_also_out_of_turn(
             table = await reload(core, table)
         if found:
             break
-        await admin.close_table(core, table.id, reason="next")
+        await closing.close_table(core, table.id, reason="next")
     assert found, "no special lead came up"
     table, offers = found
     match = core.match_of(table)
@@ -572,7 +572,7 @@ async def test_a_cancelled_table_says_so_and_its_stream_ends(
         "/api/events", params={"table": table.id}, headers=auth(PEOPLE[0].user_id)
     )
     assert (await read_state(stream))["status"] == "playing"
-    await admin.close_table(core, table.id, reason="test")
+    await closing.close_table(core, table.id, reason="test")
     last = await read_state(stream)
     assert last["status"] == "cancelled"
     assert last["closed_text"] == "✖️ The table was cancelled."
