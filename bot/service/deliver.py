@@ -21,7 +21,7 @@ from ..render.next_table import tell_me_label
 from ..render.table import table_screen
 from ..screen import Button, Screen
 from ..storage import Actor, LogEntry, LogKind, OutboxKind, Owed, TableRecord, TableStatus
-from . import closing, feed, house_rules, post_buttons, turns, webapp
+from . import closing, cup, feed, house_rules, post_buttons, turns, webapp
 from .admin import topic_gone
 from .coach import coach_button
 from .core import Core
@@ -84,7 +84,8 @@ async def _post(core: Core, item: Owed, screen: Screen, thread_id: int | None) -
                     buttons=item.buttons,
                 )
             ]
-    await core.messenger.send(item.chat_id, screen, notify=item.notify, thread_id=thread_id)
+    sent = await core.messenger.send(item.chat_id, screen, notify=item.notify, thread_id=thread_id)
+    await cup.sent(core, item, sent)  # a cup's message is edited from now on
     return []
 
 
@@ -92,6 +93,8 @@ async def _thread_of(core: Core, item: Owed) -> int | None:
     """The forum topic a table's post goes to (a post to a player's private chat has none)."""
     if item.table_id is None:
         return None
+    if item.table_id < 0:  # a cup's post
+        return await cup.thread_of(core, item.table_id, item.chat_id)
     table = await core.storage.tables.get(item.table_id)
     return table.thread_id if table is not None and table.chat_id == item.chat_id else None
 

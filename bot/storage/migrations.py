@@ -43,6 +43,7 @@ from bot.storage.sqlite_schema import (
     SCHEMA_V11,
     SCHEMA_V12,
     SCHEMA_V13,
+    SCHEMA_V14,
 )
 
 log = logging.getLogger("bot.storage")
@@ -136,6 +137,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "each worker says its release (a release waits for the previous one's last worker)",
         SCHEMA_V13,
         postgres=pg_schema.V13,
+    ),
+    Migration(
+        14,
+        "a cup for four: cups, their players, the tables of their three matches",
+        SCHEMA_V14,
+        postgres=pg_schema.V14,
     ),
 )
 

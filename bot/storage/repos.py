@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
+from bot.storage.cups import Also, Cups
 from bot.storage.facts import Facts
 from bot.storage.outbox import Owed
 from bot.storage.records import (
@@ -76,7 +77,12 @@ class ChatRepo(Protocol):
 
 class TableRepo(Protocol):
     async def create(
-        self, table: TableRecord, *, owe: Sequence[Owed] = (), timers: Sequence[Timer] = ()
+        self,
+        table: TableRecord,
+        *,
+        owe: Sequence[Owed] = (),
+        timers: Sequence[Timer] = (),
+        also: Also | None = None,
     ) -> TableRecord:
         """Insert a new table with its seats, and ``owe`` (their ``table_id`` set to the new
         id), in one transaction. Sets ``id``, ``version`` (1), ``created_at`` and
@@ -84,7 +90,8 @@ class TableRepo(Protocol):
 
         Raises ``ActiveTableExistsError`` if the table is active and its chat already has an
         active table in the same topic (``thread_id``; None, no topic, counts as one too).
-        """
+        ``also``: more writes in that
+        transaction, given the new id (a cup's round)."""
         ...
 
     async def get(self, table_id: int) -> TableRecord | None: ...
@@ -467,6 +474,9 @@ class Storage(Protocol):
 
     @property
     def releases(self) -> ReleaseRepo: ...
+
+    @property
+    def cups(self) -> Cups: ...
 
     async def oldest_live_release(self) -> int | None:
         """The oldest release a live worker of this database runs (None: no worker is alive);
