@@ -128,6 +128,7 @@ class Cups:
         """Add a player in the next seat (raises ``CupFullError`` when four have signed up or
         the sign-up is over); the cup as it is now."""
         async with self._db.write() as conn:
+            await _lock(conn, cup_id)
             cup = await _get(conn, cup_id)
             if cup is None or cup.status is not CupStatus.SIGNUP:
                 raise CupFullError(f"cup {cup_id} takes no sign-ups")
@@ -178,6 +179,7 @@ class Cups:
         changes) when the cup was finished already (another worker did it)."""
         now = self._db.clock()
         async with self._db.write() as conn:
+            await _lock(conn, cup_id)
             cup = await _get(conn, cup_id)
             if cup is None or cup.status is CupStatus.FINISHED:
                 return False
@@ -210,6 +212,12 @@ def _for_cup(item: Owed, cup_id: int) -> Owed:
     if item.table_id == 0:  # a post about this cup, written before its id was known
         item.table_id = post_id(cup_id)
     return item
+
+
+async def _lock(conn: Conn, cup_id: int) -> None:
+    """Take the cup's row for this transaction (PostgreSQL: a row lock, held to its end), so
+    that two workers' changes of one cup take turns and each reads the other's."""
+    await conn.execute("UPDATE cups SET status = status WHERE id = ?", (cup_id,))
 
 
 async def _insert_player(conn: Conn, cup_id: int, player: CupPlayer) -> None:
