@@ -291,6 +291,18 @@ async def sent(core: Core, item: Owed, message_id: int) -> None:
         await core.storage.cups.set_message(cup_id, message_id)
 
 
+async def aimed(core: Core, item: Owed) -> Owed:
+    """A cup's post is an edit of the cup's message once that is known: a change written
+    while the first message was on its way (a quick press after it) edits it all the same."""
+    cup_id = cup_of_post(item.table_id)
+    if cup_id is None or item.message_id is not None:
+        return item
+    cup = await core.storage.cups.get(cup_id)
+    if cup is None or cup.message_id is None:
+        return item  # the first message: sent, and it becomes the cup's
+    return replace(item, message_id=cup.message_id, notify=False)
+
+
 async def thread_of(core: Core, table_id: int | None, chat_id: int) -> int | None:
     """The forum topic of a cup's post (None: not a cup's, or no topic)."""
     cup_id = cup_of_post(table_id)

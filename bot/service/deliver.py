@@ -37,6 +37,7 @@ LATE_EDIT = 10.0  # seconds after which an edit that timed out has surely landed
 async def deliver(core: Core, item: Owed) -> list[Owed]:
     if item.kind is OutboxKind.POST:
         assert item.text is not None
+        item = await cup.aimed(core, item)
         thread_id = await _thread_of(core, item)
         try:
             return await _post(core, item, post_buttons.screen(core, item), thread_id)

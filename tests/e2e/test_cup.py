@@ -44,10 +44,10 @@ def seated(db: Path | str, table_id: int) -> list[int | None]:
     return [None if r[0] is None else int(str(r[0])) for r in found]
 
 
-async def test_a_cup_of_three_matches_names_its_winner(
-    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
-) -> None:
-    fake = fake_telegram
+async def signed_up(
+    fake: FakeTelegram, bot_process: BotProcessFactory
+) -> tuple[Table, list[SimUser], StoredMessage, Path | str]:
+    """Anna opens a street cup to 6; Boris, Vera and Gleb join (Dasha is late): match 1 opens."""
     bot = bot_process(env=ENV_FAST)
     await bot.start()
     names = ("Anna", "Boris", "Vera", "Gleb", "Dasha")
@@ -64,7 +64,6 @@ async def test_a_cup_of_three_matches_names_its_winner(
         group, lambda m: any(op_of(b) == "cup" for b in m.buttons), since=mark
     )
     assert "Anna" in (signup.text or "")
-    players: list[SimUser] = [anna, boris, vera, gleb]
     for user in (boris, vera):
         answer = await user.press_button(
             group, signup.message_id, predicate=lambda b: op_of(b) == "cup"
@@ -76,11 +75,21 @@ async def test_a_cup_of_three_matches_names_its_winner(
         )
     again = await anna.press_button(group, signup.message_id, predicate=lambda b: op_of(b) == "cup")
     assert again.text == "You are in the cup already."
+    forged = await dasha.press(group, signup.message_id, "v1:999:0:cup", forged=True)
+    assert forged.text == "This button does not belong to this chat."
     await gleb.press_button(group, signup.message_id, predicate=lambda b: op_of(b) == "cup")
     # The fourth opens the first match; a fifth finds the cup full, and nothing changes.
-    full = await dasha.press(group, signup.message_id, f"v1:{_cup_id(bot.db)}:0:cup")
+    full = await dasha.press(group, signup.message_id, f"v1:{_cup_id(bot.db)}:0:cup", forged=True)
     assert full.text == "The cup is full." and full.show_alert
+    return table, [anna, boris, vera, gleb], signup, bot.db
 
+
+async def test_a_cup_of_three_matches_names_its_winner(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    fake = fake_telegram
+    table, players, signup, db = await signed_up(fake, bot_process)
+    group, anna = table.group, players[0]
     a, b, c, d = (u.id for u in players)
     expected = {1: [a, b, c, d], 2: [a, c, b, d], 3: [a, b, d, c]}  # partners: seats 0+2, 1+3
     for round_no in (1, 2, 3):
@@ -88,12 +97,12 @@ async def test_a_cup_of_three_matches_names_its_winner(
             lambda r=round_no: _lobby(fake, table, r), timeout=15, what=f"match {round_no}"
         )
         table.lobby_id = lobby.message_id
-        tables = round_tables(bot.db)
+        tables = round_tables(db)
         assert len(tables) == round_no
-        assert seated(bot.db, tables[-1]) == expected[round_no]
+        assert seated(db, tables[-1]) == expected[round_no]
         await table.start(anna)
         await play_match(
-            fake, bot.db, players, lambda r=round_no: results(fake, table) >= r, timeout=300
+            fake, db, players, lambda r=round_no: results(fake, table) >= r, timeout=300
         )
         await fake.wait_for(
             lambda r=round_no: f"after match {r} of 3" in (cup_message(fake, table).text or ""),
@@ -127,7 +136,7 @@ async def test_a_cup_of_three_matches_names_its_winner(
     )
     line = next(ln for ln in (history.text or "").splitlines() if "Cup (" in ln)
     assert "won" in line
-    for table_id in round_tables(bot.db):
+    for table_id in round_tables(db):
         assert f"#{table_id}" in line
 
 
@@ -144,3 +153,38 @@ def _lobby(fake: FakeTelegram, table: Table, round_no: int) -> StoredMessage | N
         if any(op_of(b) == "join" for b in m.buttons)
     ]
     return lobbies[-1] if results(fake, table) == round_no - 1 and lobbies else None
+
+
+async def test_a_player_who_leaves_forfeits_the_rest_to_a_computer(
+    fake_telegram: FakeTelegram, bot_process: BotProcessFactory
+) -> None:
+    fake = fake_telegram
+    table, players, _, db = await signed_up(fake, bot_process)
+    anna, boris, vera, _ = players
+    table.lobby_id = (
+        await fake.wait_for(lambda: _lobby(fake, table, 1), what="match 1")
+    ).message_id
+    await table.start(anna)
+    # Mid-match, Anna (who opened the table) removes Gleb: a computer finishes his seat.
+    mark = fake.mark()
+    await anna.send(table.group, "/kick")
+    menu = await fake.wait_for_message(
+        table.group, lambda m: "Whom should I remove" in (m.text or ""), since=mark
+    )
+    answer = await anna.press_button(table.group, menu.message_id, contains="Gleb")
+    assert "Gleb was removed" in (answer.text or "")
+    await play_match(fake, db, [anna, boris, vera], lambda: results(fake, table) >= 1, timeout=300)
+    await fake.wait_for(lambda: _lobby(fake, table, 2), timeout=15, what="match 2")
+    # Match 2 seats A C B D: Gleb's seat (the fourth) is a computer's now.
+    (_, second) = round_tables(db)
+    assert seated(db, second) == [anna.id, vera.id, boris.id, None]
+    text = await fake.wait_for(
+        lambda: (
+            "Standings after match 1" in (cup_message(fake, table).text or "")
+            and cup_message(fake, table).text
+        ),
+        timeout=15,
+    )
+    gleb_line = next(line for line in text.splitlines() if "Gleb" in line and "—" in line)
+    assert "left the cup, a computer plays for them" in gleb_line
+    assert "Gleb" in table.lobby_text() or "🤖" in table.lobby_text()
