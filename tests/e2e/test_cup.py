@@ -11,7 +11,7 @@ from fakebot.models import StoredMessage
 from fakebot.server import FakeTelegram
 from fakebot.users import SimUser
 
-from .driver import ENV_FAST, MATCH_OVER, Table, op_of, rows
+from .driver import BOTH_BACKENDS, ENV_FAST, MATCH_OVER, Table, op_of, rows
 from .intent import play_match
 
 pytestmark = [pytest.mark.e2e]
@@ -84,6 +84,7 @@ async def signed_up(
     return table, [anna, boris, vera, gleb], signup, bot.db
 
 
+@BOTH_BACKENDS
 async def test_a_cup_of_three_matches_names_its_winner(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
