@@ -257,7 +257,10 @@ async def _results(core: Core, cup: CupRecord) -> list[RoundResult]:
         if result is None:
             continue
         sides = [match.side_of(seat) for seat in range(match.players)]
-        out.append(round_result(round_no, result.defeat_points, sides, result.winners))
+        # By who sat where, not by the planned order: a lobby renumbers its seats.
+        where = {s.user_id or s.left_user_id: s.seat for s in table.seats}
+        seat_of = [where.get(p.user_id) for p in cup.players]
+        out.append(round_result(round_no, result.defeat_points, sides, result.winners, seat_of))
     return out
 
 

@@ -35,16 +35,22 @@ class RoundResult:
 
 
 def round_result(
-    round_no: int, side_points: Sequence[int], side_of_seat: Sequence[int], winners: Sequence[int]
+    round_no: int,
+    side_points: Sequence[int],
+    side_of_seat: Sequence[int],
+    winners: Sequence[int],
+    seat_of_player: Sequence[int | None],
 ) -> RoundResult:
     """From a finished match: ``side_points`` per side, ``side_of_seat`` per seat, the
-    winning sides."""
-    taken = [0, 0, 0, 0]
-    won = [False, False, False, False]
-    for seat, player in enumerate(SEATINGS[round_no]):
-        side = side_of_seat[seat]
-        taken[player] = side_points[side]
-        won[player] = side in winners
+    winning sides, and where each player (sign-up order) sat (None: not at the table: they
+    left the cup, and a forfeit counts as a loss, with the losing side's points)."""
+    taken = [max(side_points)] * 4
+    won = [False] * 4
+    for player, seat in enumerate(seat_of_player):
+        if seat is not None:
+            side = side_of_seat[seat]
+            taken[player] = side_points[side]
+            won[player] = side in winners
     return RoundResult(
         round_no, (taken[0], taken[1], taken[2], taken[3]), (won[0], won[1], won[2], won[3])
     )

@@ -29,9 +29,18 @@ def test_each_person_partners_each_other_once() -> None:
 
 def test_a_round_gives_each_player_their_sides_points() -> None:
     # Round 2 seats A C B D: seats 0+2 (A, B) are side 0, seats 1+3 (C, D) side 1.
-    result = round_result(2, [7, 4], [0, 1, 0, 1], winners=[1])
+    result = round_result(2, [7, 4], [0, 1, 0, 1], [1], [0, 2, 1, 3])
     assert result.taken == (7, 7, 4, 4)
     assert result.won == (False, False, True, True)
+
+
+def test_a_player_not_at_the_table_forfeits_the_match() -> None:
+    # D left: a computer plays the fourth seat; D takes the losers' points and no win.
+    result = round_result(1, [2, 6], [0, 1, 0, 1], [0], [0, 1, 2, None])
+    assert result.taken == (2, 6, 2, 6)
+    assert result.won == (True, False, True, False)
+    result = round_result(1, [6, 3], [0, 1, 0, 1], [1], [0, 1, 2, None])
+    assert result.taken[3] == 6 and not result.won[3]
 
 
 def test_fewest_points_win_and_ties_go_to_matches_won() -> None:
