@@ -53,6 +53,7 @@ class Op(StrEnum):
     COACH = "coach"  # "How did I play?" about a deal (the version field is the deal)
     AGAIN = "again"  # a rematch of a finished table (under its result)
     NEXT = "next"  # tell me when the next table opens in this chat (topic)
+    CUP = "cup"  # join a cup for four (the table field is the cup's id)
 
 
 # Ops whose answer replaces the message they sit on (menus): such a press must come from a

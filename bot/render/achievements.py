@@ -44,6 +44,7 @@ NAMES: dict[str, tuple[str, str, str]] = {
     "matches_10": ("🔟", N_("Regular"), N_("Play 10 matches.")),
     "matches_50": ("🎯", N_("Old hand"), N_("Play 50 matches.")),
     "matches_100": ("💯", N_("Legend of the table"), N_("Play 100 matches.")),
+    "cup_won": ("🏆", N_("Cup winner"), N_("Win a cup for four (/cup).")),
     "partner_10": (
         "🤝",
         N_("Old partners"),

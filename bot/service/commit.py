@@ -6,6 +6,7 @@ Presses (``moves``) and timers (``timers``) both play through ``commit``.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -15,12 +16,14 @@ from kozel_rules.event import DealEnded, Event, MatchEnded
 from kozel_rules.match import Match
 
 from ..storage import Actor, LogEntry, LogKind, Owed, TableRecord, TableStatus
-from . import awarding, match_feed, turns
+from . import awarding, cup, match_feed, turns
 from .change import Change
 from .core import Core
 from .people import chat_t
 from .rating import rate
 from .record import jsonable, match_record, waits
+
+log = logging.getLogger(__name__)
 
 
 async def commit(
@@ -74,7 +77,17 @@ async def commit(
     core.keep_match(table, match)
     core.table_changed(table.id)
     turns.wake(core, timers)
+    if finished is not None:
+        await _cup_goes_on(core, table)
     return events
+
+
+async def _cup_goes_on(core: Core, table: TableRecord) -> None:
+    """A cup's match ended: its standings and next match (the move stands either way)."""
+    try:
+        await cup.after_match(core, table)
+    except Exception:
+        log.exception("the cup of table %s did not go on", table.id)
 
 
 def _event_entries(match: Match, events: Sequence[Event]) -> list[LogEntry]:

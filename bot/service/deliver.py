@@ -28,7 +28,7 @@ from ..storage import (
     TableStatus,
     UserRecord,
 )
-from . import blocked, closing, feed, house_rules, post_buttons, webapp
+from . import blocked, closing, cup, feed, house_rules, post_buttons, webapp
 from .admin import topic_gone
 from .coach import coach_button
 from .core import Core
@@ -58,6 +58,7 @@ async def deliver(core: Core, item: Owed) -> list[Owed]:
 
 async def _deliver_post(core: Core, item: Owed) -> list[Owed]:
     assert item.text is not None
+    item = await cup.aimed(core, item)
     thread_id = await _thread_of(core, item)
     try:
         return await _post(core, item, post_buttons.screen(core, item), thread_id)
@@ -95,7 +96,8 @@ async def _post(core: Core, item: Owed, screen: Screen, thread_id: int | None) -
                     buttons=item.buttons,
                 )
             ]
-    await core.messenger.send(item.chat_id, screen, notify=item.notify, thread_id=thread_id)
+    sent = await core.messenger.send(item.chat_id, screen, notify=item.notify, thread_id=thread_id)
+    await cup.sent(core, item, sent)  # a cup's message is edited from now on
     return []
 
 
@@ -103,6 +105,8 @@ async def _thread_of(core: Core, item: Owed) -> int | None:
     """The forum topic a table's post goes to (a post to a player's private chat has none)."""
     if item.table_id is None:
         return None
+    if item.table_id < 0:  # a cup's post
+        return await cup.thread_of(core, item.table_id, item.chat_id)
     table = await core.storage.tables.get(item.table_id)
     return table.thread_id if table is not None and table.chat_id == item.chat_id else None
 

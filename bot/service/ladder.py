@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from kozel_rules.variant import VARIANTS, Variant
@@ -26,7 +26,7 @@ from ..storage import (
     UserRecord,
     player_key,
 )
-from . import feed, partners
+from . import cup, feed, partners
 from .core import Core
 from .people import chat_record, chat_t, remember, user_t
 from .ports import ChatInfo, Person, Shared
@@ -268,17 +268,19 @@ async def history(core: Core, chat: ChatInfo, person: Person, args: Sequence[str
     page = await _rated(core, chat.chat_id, read)
     if not 1 <= page.season <= page.current.season:
         return Reply(render_ladder.no_season_text(t, page.season, page.current.season))
-    return Reply(
-        screen=render_ladder.history_screen(
-            t,
-            chat_title=chat.title,
-            season=page.season,
-            current_season=page.current.season,
-            variant=query.variant,
-            matches=page.matches,
-            replay=_replay(core),
-        )
+    screen = render_ladder.history_screen(
+        t,
+        chat_title=chat.title,
+        season=page.season,
+        current_season=page.current.season,
+        variant=query.variant,
+        matches=page.matches,
+        replay=_replay(core),
     )
+    cups = await cup.history_lines(core, t, chat.chat_id)  # the chat's last cups, below
+    if cups:
+        screen = replace(screen, text="\n\n".join([screen.text, *cups]))
+    return Reply(screen=screen)
 
 
 def _replay(core: Core) -> Callable[[int], str | None]:

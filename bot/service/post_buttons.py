@@ -40,7 +40,8 @@ def screen(core: Core, item: Owed) -> Screen:
                 link = join_link(core, item.table_id)
                 buttons.append(Button(str(entry["text"]), url=link))
             elif entry.get("op") in OPS:  # a newer release's op: left out, not a failure
-                data = Callback(item.table_id, 0, Op(entry["op"])).encode()
+                # A cup's post carries its cup's id negated (``storage.cups.post_id``).
+                data = Callback(abs(item.table_id), 0, Op(entry["op"])).encode()
                 buttons.append(Button(str(entry["text"]), data))
         rows.append(buttons)
     return Screen.of(item.text, rows)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from bot.storage.awards import Awarder, Earned, PairLine
+from bot.storage.cups import Also
 from bot.storage.outbox import Owed
 from bot.storage.records import (
     ChatRecord,
@@ -70,7 +71,12 @@ class ChatRepo(Protocol):
 
 class TableRepo(Protocol):
     async def create(
-        self, table: TableRecord, *, owe: Sequence[Owed] = (), timers: Sequence[Timer] = ()
+        self,
+        table: TableRecord,
+        *,
+        owe: Sequence[Owed] = (),
+        timers: Sequence[Timer] = (),
+        also: Also | None = None,
     ) -> TableRecord:
         """Insert a new table with its seats, and ``owe`` (their ``table_id`` set to the new
         id), in one transaction. Sets ``id``, ``version`` (1), ``created_at`` and
@@ -78,6 +84,7 @@ class TableRepo(Protocol):
 
         Raises ``ActiveTableExistsError`` if the table is active and its chat already has an
         active table in the same topic (``thread_id``; None, no topic, counts as one too).
+        ``also``: more writes in that transaction, given the new id (a cup's round).
         """
         ...
 

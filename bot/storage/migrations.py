@@ -44,6 +44,7 @@ from bot.storage.sqlite_schema import (
     SCHEMA_V12,
     SCHEMA_V13,
     SCHEMA_V14,
+    SCHEMA_V15,
 )
 
 log = logging.getLogger("bot.storage")
@@ -144,6 +145,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "each seat's timeouts and deals played by a stand-in; partnerships' totals",
         SCHEMA_V14,
         postgres=pg_schema.V14,
+    ),
+    Migration(
+        15,
+        "a cup for four: cups, their players, the tables of their three matches",
+        SCHEMA_V15,
+        postgres=pg_schema.V15,
     ),
 )
 

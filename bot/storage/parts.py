@@ -10,6 +10,7 @@ from typing import Self
 from bot.storage.awards import Awards
 from bot.storage.chats import Chats
 from bot.storage.conn import Database
+from bot.storage.cups import Cups
 from bot.storage.facts import Facts
 from bot.storage.ladder import Ladder
 from bot.storage.leases import Leases
@@ -42,6 +43,7 @@ class Repositories:
         self.signups = Signups(db)
         self.facts = Facts(db)
         self.releases = Releases(db)
+        self.cups = Cups(db)
 
     async def oldest_live_release(self) -> int | None:
         """The oldest release a live worker runs (None: none is alive); see ``releases``."""

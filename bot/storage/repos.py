@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from bot.storage.cups import Cups
 from bot.storage.facts import Facts
 from bot.storage.game_repos import (
     AwardRepo,
@@ -87,6 +88,9 @@ class Storage(Protocol):
 
     @property
     def releases(self) -> ReleaseRepo: ...
+
+    @property
+    def cups(self) -> Cups: ...
 
     async def oldest_live_release(self) -> int | None:
         """The oldest release a live worker of this database runs (None: no worker is alive);

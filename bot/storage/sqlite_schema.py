@@ -391,3 +391,38 @@ CREATE TABLE pair_lines (
 ) WITHOUT ROWID;
 CREATE INDEX pair_lines_high ON pair_lines (chat_id, high_user);
 """
+
+# A cup for four (``cups``): four people sign up in one message, then play three matches of a
+# four-player variant, each partnering each other once. ``message_id``: the one group message
+# that is the sign-up and then the standings (edited, never posted again). ``cup_rounds``
+# links a cup's matches to their tables (game_tables stays as the release before reads it).
+SCHEMA_V15 = """
+CREATE TABLE cups (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    chat_id     INTEGER NOT NULL,
+    thread_id   INTEGER,
+    variant     TEXT    NOT NULL,
+    options     TEXT    NOT NULL DEFAULT '{}',
+    status      TEXT    NOT NULL CHECK (status IN ('signup', 'playing', 'finished')),
+    creator_id  INTEGER NOT NULL,
+    message_id  INTEGER,
+    created_at  REAL    NOT NULL,
+    finished_at REAL
+);
+CREATE INDEX cups_chat ON cups (chat_id, id);
+CREATE TABLE cup_players (
+    cup_id    INTEGER NOT NULL REFERENCES cups (id) ON DELETE CASCADE,
+    seat      INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 3),
+    user_id   INTEGER NOT NULL,
+    name      TEXT    NOT NULL,
+    forfeited INTEGER NOT NULL DEFAULT 0 CHECK (forfeited IN (0, 1)),
+    PRIMARY KEY (cup_id, seat),
+    UNIQUE (cup_id, user_id)
+) WITHOUT ROWID;
+CREATE TABLE cup_rounds (
+    cup_id   INTEGER NOT NULL REFERENCES cups (id) ON DELETE CASCADE,
+    round    INTEGER NOT NULL CHECK (round BETWEEN 1 AND 3),
+    table_id INTEGER NOT NULL UNIQUE,
+    PRIMARY KEY (cup_id, round)
+) WITHOUT ROWID;
+"""

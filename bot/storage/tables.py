@@ -10,6 +10,7 @@ from bot.storage import outbox, table_events
 from bot.storage import timers as table_timers
 from bot.storage.awards import Awarder
 from bot.storage.conn import Conn, Database
+from bot.storage.cups import Also
 from bot.storage.errors import StaleVersionError, TableNotFoundError
 from bot.storage.ladder import Ladder
 from bot.storage.outbox import Owed
@@ -71,7 +72,12 @@ class Tables:
         self._ladder = ladder  # a finished table's match is recorded in the save's transaction
 
     async def create(
-        self, table: TableRecord, *, owe: Sequence[Owed] = (), timers: Sequence[Timer] = ()
+        self,
+        table: TableRecord,
+        *,
+        owe: Sequence[Owed] = (),
+        timers: Sequence[Timer] = (),
+        also: Also | None = None,
     ) -> TableRecord:
         if table.id != 0:
             raise ValueError(f"tables.create needs a new table (id 0), got id {table.id}")
@@ -87,8 +93,10 @@ class Tables:
             await conn.executemany(
                 _INSERT_SEATS, seat_rows(table_id, table.seats, active=table.is_active)
             )
-            await outbox.owe(conn, [replace(item, table_id=table_id) for item in owe], now)
+            await outbox.owe(conn, [_of_table(item, table_id) for item in owe], now)
             await table_timers.replace(conn, table_id, timers, now)
+            if also is not None:
+                await also(conn, table_id)
         table.id = table_id
         table.version = version
         table.created_at = now
@@ -252,6 +260,13 @@ class Tables:
             else:  # a newer release's line: not this one's to read
                 skipped("table log line (kind, by)", (str(row["kind"]), str(row["by"])))
         return entries
+
+
+def _of_table(item: Owed, table_id: int) -> Owed:
+    """An owed row about the new table; a cup's post (a negative id) stays the cup's."""
+    if item.table_id is not None and item.table_id < 0:
+        return item
+    return replace(item, table_id=table_id)
 
 
 async def _notify(conn: Conn, table_id: int) -> None:

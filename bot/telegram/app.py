@@ -31,6 +31,7 @@ POLL_READ_TIMEOUT = 5.0  # seconds beyond the long poll's own (PTB adds them)
 COMMAND_HANDLERS = {
     "newgame": handlers.newgame_command,
     "nextgame": handlers.nextgame_command,
+    "cup": handlers.cup_command,
     "start": handlers.start_command,
     "help": handlers.help_command,
     "cancel": handlers.cancel_command,

@@ -20,7 +20,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError, 
 
 from .. import callback
 from ..screen import Screen, fit_html, fit_plain, plain
-from ..service import admin, chat_settings, info, lobby, nextgame, status
+from ..service import admin, chat_settings, cup, info, lobby, nextgame, status
 from ..service.core import Core
 from ..service.people import remember, user_t
 from ..service.ports import ChatInfo, Person, Shared
@@ -163,6 +163,13 @@ async def newgame_command(update: Update, context: Context) -> None:
     answer = await lobby.new_game(
         core_of(context), chat_of(update), person_of(update), variant, words
     )
+    await reply(context, update.effective_message, answer)
+
+
+async def cup_command(update: Update, context: Context) -> None:
+    words = [word.lower() for word in context.args or []]
+    variant = words.pop(0) if words and "=" not in words[0] else None  # as /newgame
+    answer = await cup.command(core_of(context), chat_of(update), person_of(update), variant, words)
     await reply(context, update.effective_message, answer)
 
 

@@ -51,6 +51,7 @@ MAX_RETRY_PAUSE = 30.0  # seconds between tries while Telegram cannot be reached
 COMMANDS = (
     ("newgame", N_("open a Kozel table")),
     ("nextgame", N_("tell me in private when the next table opens")),
+    ("cup", N_("a cup for four: three matches, each partnering each other once")),
     ("rules", N_("the rules of the variants")),
     ("score", N_("standings of the running match")),
     ("top", N_("this chat's ladder")),

@@ -9,6 +9,7 @@ from ..service import (
     admin,
     chat_settings,
     coach,
+    cup,
     ladder,
     lobby,
     lobby_options,
@@ -41,6 +42,7 @@ ROUTES: dict[Op, PressCase] = {
     Op.COACH: coach.press,
     Op.AGAIN: rematch.again,
     Op.NEXT: nextgame.press,
+    Op.CUP: cup.join,
     # Menus: their answer replaces the message pressed, so it must be that menu.
     Op.RULES: on_menu(rules_press),
     Op.LANGUAGE: on_menu(chat_settings.language_press),
