@@ -113,11 +113,11 @@ async def test_a_russian_street_match_with_eggs_double_reads_whole(
     _, _, text = await play(
         fake_telegram,
         bot_process,
-        ("Анна", "Борис"),
+        ("Анна",),
         "street goat=6 eggs=double",
         language="ru",
         title="Клуб",
-        computers=2,
+        computers=3,
     )
     assert "{" not in text and "}" not in text
     assert "игра до 6" in text and "/12" not in text
