@@ -31,7 +31,10 @@ def help_screen(t: Translator, *, private: bool) -> Screen:
     ]
     # Command names are not translated: they are what people type.
     commands = {
-        "newgame": t._("open a table (ziege, street or moscow)"),
+        "newgame": t._(
+            "open a table (ziege, street or moscow; house rules after the variant: "
+            "goat=6 eggs=double)"
+        ),
         "nextgame": t._(
             "hear in private when the next table opens here (send it again to take it back)"
         ),
@@ -43,7 +46,7 @@ def help_screen(t: Translator, *, private: bool) -> Screen:
         "history": t._("the last matches in this chat"),
         "achievements": t._("every achievement and who holds it here"),
         "pairs": t._("partnerships of four-player matches, best first"),
-        "settings": t._("turn timer (admins)"),
+        "settings": t._("turn timer and house rules (admins)"),
         "language": t._("the language I speak here"),
         "kick": t._(
             "remove a player: reply to one of their messages, or send it alone to choose "
