@@ -124,6 +124,17 @@ def cup_won(cup: CupRecord, won: Sequence[CupPlayer]) -> list[int]:
     return [p.user_id for p in won if not p.forfeited]
 
 
+async def resume(core: Core) -> int:
+    """After a start: a cup whose match ended just before a stop goes on (its standings, its
+    next match or its end); ``after_match`` does each step once, whoever runs it."""
+    stalled = await core.storage.cups.stalled()
+    for table_id in stalled:
+        table = await core.storage.tables.get(table_id)
+        if table is not None:
+            await after_match(core, table)
+    return len(stalled)
+
+
 async def after_match(core: Core, table: TableRecord) -> None:
     """A table's match ended (after its commit): if it was a cup's round, the standings
     message is edited and the next round opens, or the cup ends."""

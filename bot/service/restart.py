@@ -9,7 +9,7 @@ a table with no stored timer at all, from before they were stored, is given its 
 from __future__ import annotations
 
 from ..storage import TableStatus
-from . import turns
+from . import cup, turns
 from .core import Core
 
 
@@ -34,5 +34,6 @@ async def resume_all(core: Core, *, alone: bool = True) -> int:
             timers = turns.timer_rows(core, table, match, restart=True)
             await core.storage.timers.put(table.id, timers)
         turns.wake(core, timers)
+    await cup.resume(core)  # a cup whose match ended just before the stop
     core.wake_sender()
     return len(tables)

@@ -114,6 +114,20 @@ class Cups:
             cup = await _get(conn, int(row["cup_id"]))
         return None if cup is None else (cup, int(row["round"]))
 
+    async def stalled(self) -> list[int]:
+        """The tables of playing cups whose newest match is over: each cup's next step (its
+        standings, its next match or its end) is owed (a stop came between the two)."""
+        async with self._db.read() as conn:
+            rows = await conn.fetchall(
+                "SELECT r.table_id FROM cups c "
+                "JOIN cup_rounds r ON r.cup_id = c.id "
+                "JOIN game_tables t ON t.id = r.table_id "
+                "WHERE c.status = ? AND t.status = ? AND r.round = "
+                "(SELECT MAX(x.round) FROM cup_rounds x WHERE x.cup_id = c.id)",
+                (CupStatus.PLAYING.value, "finished"),
+            )
+        return [int(row["table_id"]) for row in rows]
+
     async def finished_in_chat(self, chat_id: int, limit: int = 5) -> list[CupRecord]:
         """The chat's finished cups, the newest first."""
         async with self._db.read() as conn:

@@ -88,6 +88,24 @@ async def test_a_round_opens_with_its_table_once(storage: Storage) -> None:
     assert (await storage.cups.get(cup.id)).message_id == 55  # type: ignore[union-attr]
 
 
+async def test_a_cup_whose_newest_match_is_over_is_found_stalled(storage: Storage) -> None:
+    """A stop between a cup's match ending and the cup going on: the start finds it."""
+    cup = await new_cup(storage)
+    seats = [SeatRecord(i, 10 + i, f"P{i}") for i in range(4)]
+    table = TableRecord(0, -100, TableStatus.LOBBY, "street", 1, 7, seats=seats)
+
+    async def link(conn: Conn, table_id: int) -> None:
+        await storage.cups.link_round(conn, cup.id, 1, table_id, [])
+
+    table = await storage.tables.create(table, also=link)
+    assert await storage.cups.stalled() == []  # its match is still to be played
+    table.status = TableStatus.FINISHED
+    await storage.tables.save(table, expected_version=table.version)
+    assert await storage.cups.stalled() == [table.id]
+    assert await storage.cups.update(cup.id, finished=True)
+    assert await storage.cups.stalled() == []
+
+
 async def test_a_cup_finishes_once_and_shows_in_its_chat(storage: Storage) -> None:
     cup = await new_cup(storage)
     await storage.cups.join(cup.id, CupPlayer(0, 2, "Boris"))
