@@ -1,6 +1,8 @@
 """The bot's settings, written once: each field of ``Config`` carries its environment variable,
 default, help text and allowed range (``setting``); the parser (``Config.from_env``), ``kozel-bot
 --help`` and docs/operating.md's table (``python -m bot.config --markdown``) all come from it.
+``config_checks`` holds the ``Spec`` and the checks of values with a form of their own,
+``config_docs`` the help and the table.
 Secrets (the token, the webhook secret, a database password) never show in a ``repr`` or ``str``.
 """
 
@@ -10,119 +12,34 @@ import math
 import os
 import re
 import sys
-import textwrap
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
-from typing import Any, TypeVar, get_type_hints
-from urllib.parse import urlsplit, urlunsplit
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, get_type_hints
 
-T = TypeVar("T")
+from . import config_checks as checks
+from . import config_docs
+from .config_checks import (
+    Check,
+    ConfigError,
+    Spec,
+    setting,
+    split_listen,
+    without_password,
+)
+
+__all__ = [
+    "Check",
+    "Config",
+    "ConfigError",
+    "Spec",
+    "help_text",
+    "markdown_table",
+    "setting",
+    "split_listen",
+    "without_password",
+]
 
 _SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
-
-
-class ConfigError(Exception):
-    """The environment does not describe a runnable bot (one line for the operator)."""
-
-
-Check = Callable[[str, str], str]  # (variable, value) -> the value to use; raises ConfigError
-
-
-@dataclass(frozen=True)
-class Spec:
-    """How one setting is read and described."""
-
-    env: str
-    help: str
-    at_least: float | None = None  # the allowed range of a number
-    above: float | None = None
-    check: Check | None = None  # a value with a form of its own
-    shown: str | None = None  # the default as --help and the table say it
-    secret: bool = False  # never shown (a password inside a URL is hidden alone)
-    required: str | None = None  # unset: refused, with this advice
-
-    def allowed(self) -> str:
-        if self.above is not None:
-            return f"above {self.above:g}"
-        if self.at_least is not None:
-            return f"at least {self.at_least:g}"
-        return ""
-
-
-def setting(env: str, default: T, help: str, **details: Any) -> T:
-    """A field of ``Config`` read from ``env`` (``default`` when unset or empty); ``details``
-    are the rest of its ``Spec``."""
-    return field(default=default, metadata={"setting": Spec(env, help, **details)})
-
-
-def _log_level(name: str, value: str) -> str:
-    level = value.upper()
-    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-        raise ConfigError(f"{name} must be DEBUG, INFO, WARNING or ERROR, not {level!r}")
-    return level
-
-
-def _log_format(name: str, value: str) -> str:
-    if value.lower() not in ("text", "json"):
-        raise ConfigError(f"{name} must be text or json, not {value!r}")
-    return value.lower()
-
-
-def _flag(name: str, value: str) -> bool:
-    if value not in ("0", "1"):
-        raise ConfigError(f"{name} must be 1 (on) or 0 (off), not {value!r}")
-    return value == "1"
-
-
-def _postgres_url(name: str, value: str) -> str:
-    if not value.startswith(("postgresql://", "postgres://")):
-        raise ConfigError(
-            f"{name} must be a postgresql:// URL "
-            "(postgresql://user@host/db); unset it to use the SQLite file KOZEL_DB"
-        )
-    return value
-
-
-def _web_url(name: str, value: str) -> str:
-    parts = urlsplit(value)
-    if parts.scheme not in ("https", "http") or not parts.hostname:
-        raise ConfigError(f"{name} must be an https:// URL, not {value!r}")
-    return value
-
-
-def _base_url(name: str, value: str) -> str:
-    # Said without the rest of the value: a token pasted into the URL would show.
-    parts = urlsplit(value)
-    if parts.scheme not in ("https", "http"):
-        raise ConfigError(f"{name} must start with https:// or http://, not {parts.scheme!r}")
-    if not parts.hostname:
-        raise ConfigError(f"{name} must name a host (like https://api.telegram.org)")
-    return value.rstrip("/")
-
-
-def _host_port(name: str, value: str) -> str:
-    split_listen(value, name)
-    return value
-
-
-def split_listen(value: str, name: str = "KOZEL_LISTEN") -> tuple[str, int]:
-    """``host:port`` (``[::]:8080`` too) as host and port."""
-    host, colon, port = value.rpartition(":")
-    host = host.removeprefix("[").removesuffix("]")
-    if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ConfigError(f"{name} must be host:port (like 0.0.0.0:8080), not {value!r}")
-    return host, int(port)
-
-
-def without_password(url: str) -> str:
-    """The URL as it may be shown: a password in it replaced by ``***``."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
-
 
 # ------------------------------------------------------------------ the settings
 
@@ -144,30 +61,30 @@ class Config:
         "",
         "a PostgreSQL database instead, `postgresql://user[:password]@host[:port]/db` "
         "(migrated on start; `KOZEL_DB` is then not used)",
-        check=_postgres_url,
+        check=checks.postgres_url,
         shown="— (SQLite)",
     )
     api_url: str = setting(
         "KOZEL_BOT_API_URL",
         "https://api.telegram.org",
         "Bot API base URL (a local Bot API server; the tests point it at a fake one)",
-        check=_base_url,
+        check=checks.base_url,
     )
     log_level: str = setting(
-        "KOZEL_LOG_LEVEL", "INFO", "`DEBUG`, `INFO`, `WARNING` or `ERROR`", check=_log_level
+        "KOZEL_LOG_LEVEL", "INFO", "`DEBUG`, `INFO`, `WARNING` or `ERROR`", check=checks.log_level
     )
     log_format: str = setting(
         "KOZEL_LOG_FORMAT",
         "text",
         "`text` (one line a record) or `json` (one JSON object a line, for log shippers)",
-        check=_log_format,
+        check=checks.log_format,
     )
     metrics: bool = setting(
         "KOZEL_METRICS",
         False,
         "`1`: the web server answers `GET /metrics` (Prometheus' text format; in polling mode "
         "the web server then runs on `KOZEL_LISTEN` for it)",
-        check=_flag,
+        check=checks.flag,
         shown="`0`",
     )
     owner_id: int = setting(
@@ -234,7 +151,7 @@ class Config:
         "KOZEL_WEBHOOK_URL",
         None,
         "the public HTTPS URL Telegram posts updates to (webhook mode); unset: the bot polls",
-        check=_web_url,
+        check=checks.web_url,
     )
     webhook_secret: str | None = setting(
         "KOZEL_WEBHOOK_SECRET",
@@ -247,14 +164,14 @@ class Config:
         "KOZEL_LISTEN",
         "0.0.0.0:8080",
         "`host:port` of the bot's web server (webhook, Mini App, `GET /healthz`, `GET /metrics`)",
-        check=_host_port,
+        check=checks.host_port,
     )
     public_url: str | None = setting(
         "KOZEL_PUBLIC_URL",
         None,
         "the HTTPS base Telegram opens the Mini App at (`<url>/app`); set, the web server runs "
         'in polling mode too, hands get a "🃏 Open the table" button; unset, nothing changes',
-        check=_base_url,
+        check=checks.base_url,
     )
     webapp_name: str | None = setting(
         "KOZEL_WEBAPP_NAME",
@@ -393,59 +310,19 @@ def _number(spec: Spec, raw: str, kind: type[float] | type[int]) -> float:
     return value
 
 
-# ------------------------------------------------------------------ the settings, described
-
-# Read by ``bot.i18n`` itself: its catalog tools run without a bot (nor a token).
-ELSEWHERE = (
-    Spec(
-        "KOZEL_LOCALES",
-        "folder of the gettext catalogs (read by `bot.i18n`)",
-        shown="the installed package's catalogs (a checkout: its `locales/`)",
-    ),
-)
-
-
-def _rows() -> list[tuple[Spec, str]]:
-    """Every setting with its default as shown."""
-    defaults = {f.name: f.default for f in fields(Config)}
-    rows = [(spec, _shown(spec, defaults[name])) for name, spec in _specs()]
-    return rows + [(spec, spec.shown or "—") for spec in ELSEWHERE]
-
-
-def _shown(spec: Spec, default: object) -> str:
-    if spec.shown is not None:
-        return spec.shown
-    if default is None or default == "":
-        return "—"
-    if isinstance(default, float):
-        return f"`{default:g}`"
-    return f"`{default}`"
-
-
 def help_text() -> str:
     """What ``kozel-bot --help`` prints."""
-    lines = [
-        "kozel-bot — the Kozel card game bot for Telegram group chats.",
-        "",
-        "Settings (environment variables):",
-    ]
-    for spec, default in _rows():
-        allowed = f"; {spec.allowed()}" if spec.allowed() else ""
-        default = default.replace("—", "unset")
-        text = f"{spec.help} (default: {default}{allowed})".replace("`", "")
-        lines.append(f"  {spec.env}")
-        lines += textwrap.wrap(text, 92, initial_indent="      ", subsequent_indent="      ")
-    return "\n".join(lines) + "\n"
+    return config_docs.help_text(_defaults())
 
 
 def markdown_table() -> str:
     """docs/operating.md's settings table (``python -m bot.config --markdown``)."""
-    lines = ["| variable | meaning | default | allowed |", "|---|---|---|---|"]
-    lines += [
-        f"| `{spec.env}` | {spec.help} | {default} | {spec.allowed()} |"
-        for spec, default in _rows()
-    ]
-    return "\n".join(lines) + "\n"
+    return config_docs.markdown_table(_defaults())
+
+
+def _defaults() -> list[tuple[Spec, object]]:
+    """Every setting with its default, in order."""
+    return [(f.metadata["setting"], f.default) for f in fields(Config)]
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from kozel_rules.options import Options
 from kozel_rules.result import DealResult, MatchResult
@@ -46,51 +46,10 @@ def deal_result_text(
         last = TrickView(taker, taker, result.last_trick, None, taker)
         lines.append(last_trick_line(t, last, seats))
     if result.queen_caught and result.queen_side is not None:
-        award = result.defeat_points[result.queen_side]
-        if result.queen_seats is not None:
-            queen, seven = result.queen_seats
-            text = t._(
-                "{catcher} caught {owner}'s queen of clubs with the seven! "
-                "Defeat points for {side}: +{n}.",
-                catcher=seats[seven].label,
-                owner=seats[queen].label,
-                side=side(result.queen_side),
-                n=award,
-            )
-        else:
-            text = t._(
-                "The queen of clubs was caught by the seven! Defeat points for {side}: +{n}.",
-                side=side(result.queen_side),
-                n=award,
-            )
-        lines.append("👑 " + text)
+        lines.append("👑 " + _queen_text(t, result, result.queen_side, seats, side))
     else:
-        for number, points in enumerate(result.card_points):
-            if number not in sides_in:
-                continue
-            award = result.defeat_points[number]
-            lines.append(
-                t.n_("{side}: {n} card point", "{side}: {n} card points", points, side=side(number))
-                + " · "
-                + t.n_("{n} trick", "{n} tricks", result.tricks[number])
-                + (" · " + t.n_("+{n} defeat point", "+{n} defeat points", award) if award else "")
-            )
-    if result.multiplier > 1 and not result.eggs:
-        # TRANSLATORS: {n} is 2, 4, 8...: the eggs before this deal multiplied its points.
-        lines.append("✖️ " + t._("After the eggs this deal counted ×{n}.", n=result.multiplier))
-    if result.eggs and result.next_multiplier > 1:
-        if result.next_multiplier == 2:
-            lines.append("🥚 " + t._("Eggs! 60 to 60 — the next deal counts double."))
-        else:
-            lines.append(
-                "🥚 "
-                + t._(
-                    "Eggs! 60 to 60 — the next deal counts ×{n}.",
-                    n=result.next_multiplier,
-                )
-            )
-    elif result.eggs:
-        lines.append("🥚 " + t._("Eggs! 60 to 60."))
+        lines.extend(_points_lines(t, result, sides_in, side))
+    lines.extend(_eggs_lines(t, result))
     parts = [
         f"{side_name(seats, view.sides, s, t, notes=False)} {p}/{out_at}"
         for s, p in enumerate(totals)
@@ -106,6 +65,70 @@ def deal_result_text(
         )
         lines.append("❌ " + out)
     return "\n".join(lines)
+
+
+def _queen_text(
+    t: Translator,
+    result: DealResult,
+    queen_side: int,
+    seats: Sequence[SeatInfo],
+    side: Callable[[int], str],
+) -> str:
+    """The queen of clubs caught by the seven: who caught whose, and the side's award."""
+    award = result.defeat_points[queen_side]
+    if result.queen_seats is not None:
+        queen, seven = result.queen_seats
+        return t._(
+            "{catcher} caught {owner}'s queen of clubs with the seven! "
+            "Defeat points for {side}: +{n}.",
+            catcher=seats[seven].label,
+            owner=seats[queen].label,
+            side=side(queen_side),
+            n=award,
+        )
+    return t._(
+        "The queen of clubs was caught by the seven! Defeat points for {side}: +{n}.",
+        side=side(queen_side),
+        n=award,
+    )
+
+
+def _points_lines(
+    t: Translator, result: DealResult, sides_in: Sequence[int], side: Callable[[int], str]
+) -> list[str]:
+    """One line per side that played the deal: card points, tricks and any award."""
+    lines = []
+    for number, points in enumerate(result.card_points):
+        if number not in sides_in:
+            continue
+        award = result.defeat_points[number]
+        lines.append(
+            t.n_("{side}: {n} card point", "{side}: {n} card points", points, side=side(number))
+            + " · "
+            + t.n_("{n} trick", "{n} tricks", result.tricks[number])
+            + (" · " + t.n_("+{n} defeat point", "+{n} defeat points", award) if award else "")
+        )
+    return lines
+
+
+def _eggs_lines(t: Translator, result: DealResult) -> list[str]:
+    """Eggs (60 to 60) in this deal, or the eggs before it that multiplied its points."""
+    if result.multiplier > 1 and not result.eggs:
+        # TRANSLATORS: {n} is 2, 4, 8...: the eggs before this deal multiplied its points.
+        return ["✖️ " + t._("After the eggs this deal counted ×{n}.", n=result.multiplier)]
+    if result.eggs and result.next_multiplier > 1:
+        if result.next_multiplier == 2:
+            return ["🥚 " + t._("Eggs! 60 to 60 — the next deal counts double.")]
+        return [
+            "🥚 "
+            + t._(
+                "Eggs! 60 to 60 — the next deal counts ×{n}.",
+                n=result.next_multiplier,
+            )
+        ]
+    if result.eggs:
+        return ["🥚 " + t._("Eggs! 60 to 60.")]
+    return []
 
 
 def match_result_text(

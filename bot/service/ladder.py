@@ -144,7 +144,13 @@ async def stats(core: Core, chat: ChatInfo, person: Person, target: StatsTarget)
     async def read() -> PlayerCard:
         return await core.storage.ladder.card(chat.chat_id, key, results=FORM_SIZE)
 
-    card = await _rated(core, chat.chat_id, read)
+    return await _card_reply(core, t, chat, name, await _rated(core, chat.chat_id, read))
+
+
+async def _card_reply(
+    core: Core, t: Translator, chat: ChatInfo, name: str, card: PlayerCard
+) -> Reply:
+    """One player's /stats card in a group: this season by variant, or why there is none."""
     season = card.current.season
     current = [line for line in card.lines if line.season == season]
     overall = next((line for line in current if line.variant == ALL_VARIANTS), None)

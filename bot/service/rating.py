@@ -95,9 +95,24 @@ def rate(match: MatchRecord, before: Sequence[Rating | None]) -> list[RatingChan
     seats = match.players_list
     start = [b if b is not None else new_rating() for b in before]
     ranks = side_ranks(match)
-    sides = sorted(ranks)
-    if len(sides) < 2:  # nobody to be measured against: counted, not rated
+    if len(ranks) < 2:  # nobody to be measured against: counted, not rated
         return [RatingChange(rank=1, before=b, after=b) for b in start]
+    after = _seat_ratings(match, start, ranks)
+    # One identity in several seats (computer players of one level): combine the seats.
+    keys = [player_key(p.user_id, p.ai_level) for p in seats]
+    combined = {key: _combined(key, keys, start, after) for key in set(keys)}
+    return [
+        RatingChange(rank=ranks[p.side], before=start[i], after=combined[keys[i]])
+        for i, p in enumerate(seats)
+    ]
+
+
+def _seat_ratings(
+    match: MatchRecord, start: Sequence[Rating], ranks: dict[int, int]
+) -> dict[int, PlackettLuceRating]:
+    """Each seat's rating after the model ranks the sides, one team per side."""
+    seats = match.players_list
+    sides = sorted(ranks)
     members = {side: [i for i, p in enumerate(seats) if p.side == side] for side in sides}
     teams = [
         [MODEL.rating(mu=start[i].mu, sigma=start[i].sigma) for i in members[side]]
@@ -110,16 +125,18 @@ def rate(match: MatchRecord, before: Sequence[Rating | None]) -> list[RatingChan
     for side, team in zip(sides, rated, strict=True):
         for index, new in zip(members[side], team, strict=True):
             after[index] = new
-    # One identity in several seats (computer players of one level): combine the seats.
-    keys = [player_key(p.user_id, p.ai_level) for p in seats]
-    combined: dict[str, Rating] = {}
-    for key in set(keys):
-        indexes = [i for i, k in enumerate(keys) if k == key]
-        first = start[indexes[0]]
-        mu = first.mu + sum(after[i].mu - first.mu for i in indexes)
-        sigma = min(after[i].sigma for i in indexes)
-        combined[key] = rating_of(mu, sigma)
-    return [
-        RatingChange(rank=ranks[p.side], before=start[i], after=combined[keys[i]])
-        for i, p in enumerate(seats)
-    ]
+    return after
+
+
+def _combined(
+    key: str,
+    keys: Sequence[str],
+    start: Sequence[Rating],
+    after: dict[int, PlackettLuceRating],
+) -> Rating:
+    """One identity's rating: every one of its seats' gains added to where it started."""
+    indexes = [i for i, k in enumerate(keys) if k == key]
+    first = start[indexes[0]]
+    mu = first.mu + sum(after[i].mu - first.mu for i in indexes)
+    sigma = min(after[i].sigma for i in indexes)
+    return rating_of(mu, sigma)

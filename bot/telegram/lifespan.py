@@ -5,8 +5,8 @@ Start: Telegram (getMe, tried again until it answers) → the database (polling:
 lock) → the service → the timers and the sender → the watch on Telegram → PTB's update
 processing → the web server → updates (polling, or the webhook set). Stop, after a signal or a
 lost lock: the reverse, so no update is taken that would not be processed, work under way may
-finish while the bot can still call Telegram, and the database goes last. Every background
-loop runs under the runtime's supervisor, which starts a failed one again.
+finish while the bot can still call Telegram, and the database goes last. The background
+loops (``background``) run under the runtime's supervisor, which starts a failed one again.
 """
 
 from __future__ import annotations
@@ -24,20 +24,19 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from .. import logs
 from ..config import Config
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
-from ..service import admin, prune, timers
+from ..service import admin, timers
 from ..service.budget import Budget, Limits
 from ..service.core import Core, Settings
 from ..service.lease import Lease, Workers, holder_id
 from ..service.reach import Reach
 from ..service.releases import announced
 from ..service.restart import resume_all
-from ..service.sender import Sender
 from ..service.timer_runner import TimerRunner
 from ..storage import SchemaError, Storage, StorageError, open_storage
 from ..web import metrics
 from ..web.mini_app import MiniApp
 from ..web.server import WebServer
-from . import webhook
+from . import background, webhook
 from .handlers import group_member
 from .io import TelegramMessenger, prepared_card
 from .runtime import App, Runtime
@@ -115,11 +114,11 @@ async def lifespan(app: App, config: Config, stop: asyncio.Event) -> AsyncIterat
         core = _core(app, runtime, config, holder)
         stack.push_async_callback(core.analyses.close)  # the coach's worker process
         if workers is not None:
-            await stack.enter_async_context(_worker(runtime, workers))
+            await stack.enter_async_context(background.worker(runtime, workers))
         await _register_commands(app)
         resumed = await resume_all(core, alone=alone)
-        await stack.enter_async_context(_work(runtime, config, holder))
-        await stack.enter_async_context(_reach(app, runtime))
+        await stack.enter_async_context(background.work(runtime, config, holder))
+        await stack.enter_async_context(background.telegram_watch(app, runtime))
         await app.start()  # updates are processed from now on
         stack.push_async_callback(app.stop)
         await stack.enter_async_context(_web(app, runtime, config, holder))
@@ -221,82 +220,6 @@ def _core(app: App, runtime: Runtime, config: Config, holder: str) -> Core:
     for request in runtime.requests:
         request.on_answer, request.on_failure = reach.answered, reach.failed
     return core
-
-
-@asynccontextmanager
-async def _worker(runtime: Runtime, workers: Workers) -> AsyncIterator[None]:
-    """Webhook: this worker announces itself, keeps to its share of the budget, and hears
-    what the other workers save. At the end, every lease it holds (its chats and itself)
-    goes back, so that the others take over at once."""
-    core, supervisor = runtime.core, runtime.supervisor
-    runtime.workers = workers
-    core.budget.share(await workers.announce())
-    supervisor.start("worker lease", lambda: workers.keep(core.budget.share))
-    runner, reach = runtime.runner, runtime.reach
-    assert runner is not None and reach is not None
-    runner.standing_aside = lambda: reach.cut_off  # others run the timers meanwhile
-
-    def heard(table_id: int | None) -> None:
-        # Another worker saved a table: what it owes may be ours to send (a chat we hold),
-        # its timers ours to run, its pages ours to tell. None: some may have been missed.
-        if table_id is None:
-            core.outbox_ready.set()
-            core.live.changed_all()
-        else:
-            core.table_changed(table_id)
-        runner.wake()
-
-    supervisor.start("database listener", lambda: core.storage.listen(heard))
-    try:
-        yield
-    finally:
-        await supervisor.stop("database listener")
-        await supervisor.stop("worker lease")
-        try:
-            await core.storage.leases.release_all(workers.holder)
-        except Exception:
-            log.warning("could not give back this worker's leases", exc_info=True)
-
-
-@asynccontextmanager
-async def _work(runtime: Runtime, config: Config, holder: str) -> AsyncIterator[None]:
-    """The stored timers and the outbox sender; at the end they finish what is under way
-    (briefly) and give back their claims."""
-    core, runner, supervisor = runtime.core, runtime.runner, runtime.supervisor
-    assert runner is not None
-    polling = config.webhook_url is None
-    sender = Sender(core, holder=None if polling else holder, claim_seconds=config.lease_seconds)
-    runtime.sender = sender
-    if not polling and runtime.reach is not None:
-        reach = runtime.reach
-        sender.cut_off = lambda: reach.cut_off  # its chats go to the other workers meanwhile
-    if polling and runtime.lease is not None:
-        # The lock taken over: the other process sends and times from now on, not both.
-        lease = runtime.lease
-        sender.cut_off = runner.standing_aside = lambda: lease.lost
-    supervisor.start("timers", runner.run)
-    supervisor.start("outbox sender", sender.run)
-    supervisor.start("pruning", lambda: prune.keep_pruning(core))
-    try:
-        yield
-    finally:
-        await supervisor.stop("pruning")
-        await supervisor.stop("timers")
-        await runner.stop()  # its claims go back: other workers may run them at once
-        await supervisor.stop("outbox sender")
-        await sender.stop()
-
-
-@asynccontextmanager
-async def _reach(app: App, runtime: Runtime) -> AsyncIterator[None]:
-    """The watch on whether Telegram answers (people's turn timers pause while it does not)."""
-    reach = runtime.reach
-    assert reach is not None
-    runtime.supervisor.start("telegram watch", lambda: reach.watch(app.bot.get_me))
-    try:
-        yield
-    finally:
-        await runtime.supervisor.stop("telegram watch")
 
 
 @asynccontextmanager
