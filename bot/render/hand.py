@@ -15,6 +15,7 @@ from kozel_rules.view import Phase, SeatView
 from ..callback import Callback, Op, encode_action, encode_card
 from ..i18n import Translator
 from ..screen import Button, Screen, Style
+from ..turn_clock import HURRY
 from .choice import (
     POINT_CARD,
     asking_verbs,
@@ -33,8 +34,6 @@ from .table import (
     standings_line,
     trump_stock_line,
 )
-
-HURRY = 20  # seconds left on the turn timer from which the hand shows them
 
 
 def is_trump(view: SeatView, card: Card) -> bool:

@@ -19,7 +19,9 @@ from typing import Any
 from ..metrics import BUDGET_WAIT
 from ..screen import Screen
 from ..storage import Priority
+from . import urgency
 from .ports import Messenger
+from .urgency import GROUP_RESERVE, TRICK_RESERVE, TURN_RESERVE
 
 Clock = Callable[[], float]
 BUSY_SECONDS = 5.0  # how far back ``Budget.busy`` looks
@@ -33,13 +35,11 @@ class Limits:
     pace: tuple[int, float] = (7, 0.25)
     group: tuple[int, float] = (19, 60.0)  # about 20 per minute per group
     private: tuple[int, float] = (3, 3.0)  # about one per second, with a short burst
-    group_reserve: int = 3  # calls per group window kept back from edits, for posts and answers
-    # ... and more kept back from the table's edits between trick ends, for the trick ends:
-    # when a group's share runs short, the intermediate edits wait (and merge), not those.
-    trick_reserve: int = 5
-    # Calls per private window kept back from the hands that may wait (a waiting hand, an
-    # echo of the selection): the player's turn always finds one.
-    turn_reserve: int = 1
+    # The reserves (see ``urgency``): when a group's share runs short, the intermediate
+    # edits wait (and merge), not the trick ends; the player's turn always finds a call.
+    group_reserve: int = GROUP_RESERVE
+    trick_reserve: int = TRICK_RESERVE
+    turn_reserve: int = TURN_RESERVE
 
     @staticmethod
     def of(overall: float, group_per_minute: float, private: float) -> Limits:
@@ -55,9 +55,9 @@ class Limits:
             pace=(max(1, -(-overall // 4)), 0.25),
             group=(group, 60.0),
             private=(max(1, int(3 * private)), 3.0),
-            group_reserve=min(3, group // 4),
-            trick_reserve=min(5, group // 4),
-            turn_reserve=1 if 3 * private >= 2 else 0,
+            group_reserve=min(GROUP_RESERVE, group // 4),
+            trick_reserve=min(TRICK_RESERVE, group // 4),
+            turn_reserve=TURN_RESERVE if 3 * private >= 2 else 0,
         )
 
 
@@ -135,12 +135,16 @@ class Budget:
         reserve += self.limits.group_reserve if edit and chat_id < 0 else 0
         return max(at, self._window(chat_id).ready_at(now, reserve))
 
-    def reserve_for(self, chat_id: int, *, table_edit: bool, priority: int) -> int:
+    def reserve_for(self, chat_id: int, *, table_edit: bool, priority: Priority) -> int:
         """What a call of ``priority`` leaves in the chat's window for more urgent calls (the
-        sender's shedding: lower priorities wait first)."""
-        if chat_id < 0:
-            return self.limits.trick_reserve if table_edit and priority > 0 else 0
-        return self.limits.turn_reserve if priority >= Priority.WAITING else 0
+        sender's shedding: lower priorities wait first; ``urgency.RULES`` says which)."""
+        return urgency.reserve(
+            priority,
+            group=chat_id < 0,
+            table_edit=table_edit,
+            trick=self.limits.trick_reserve,
+            turn=self.limits.turn_reserve,
+        )
 
     def spend(self, chat_id: int) -> None:
         now = self.clock()

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from html import escape
 
 from ..storage import Actor, LogEntry, LogKind, Owed, TableStatus
-from . import feed, turns
+from . import deadlines as turns  # (the module's old name, kept at the call sites)
+from . import feed
 from .core import Core
 from .people import chat_t, chat_title, user_t_by_id
 from .ports import Due

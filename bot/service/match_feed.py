@@ -22,8 +22,8 @@ from ..render.labels import SeatInfo
 from ..render.ladder import replay_html
 from ..render.next_table import result_buttons
 from ..render.results import deal_result_text, match_result_text
-from ..storage import Owed, Priority, SeatRecord, TableRecord
-from . import match_facts
+from ..storage import Owed, SeatRecord, TableRecord
+from . import match_facts, urgency
 from .change import Change
 from .core import Core
 from .feed import group_table, hand, post, replay_link
@@ -101,7 +101,7 @@ def _hands_after(
         if change.started:
             # The match begins: every hand is a new message, with a sound (the start also
             # counts as their last press: the first turn needs no second sound).
-            priority = Priority.TURN if seat == to_move else Priority.PRESSER
+            priority = urgency.seat_priority(started=True, to_move=seat == to_move)
             owed.append(hand(core, table, seat, priority, notify=not record.away))
         elif seat == to_move:
             owed.append(_turn_hand(core, table, record, change))
@@ -118,7 +118,7 @@ def _turn_hand(core: Core, table: TableRecord, record: SeatRecord, change: Chang
     pressed = max(record.active_at or 0.0, core.pressed.peek(record.user_id) or 0.0)
     idle = time.time() - pressed > core.settings.active_for
     renew = asked and idle and not record.away
-    return hand(core, table, record.seat, Priority.TURN, renew=renew)
+    return hand(core, table, record.seat, urgency.seat_priority(to_move=True), renew=renew)
 
 
 def _other_hand(
@@ -131,8 +131,10 @@ def _other_hand(
     after: list[SeatState],
 ) -> list[Owed]:
     """The hand of a seat not to move (none if the change left it as it was)."""
-    if match.is_over or before is None:
-        return [hand(core, table, seat, Priority.PRESSER)]
+    quiet = not match.is_over and before is not None
+    priority = urgency.seat_priority(quiet=quiet)  # they wait, unless the match ended or is new
+    if before is None or not quiet:
+        return [hand(core, table, seat, priority)]
     if seat == change.actor and change.answered and core.budget.busy():
         # They just played, and their press's answer said what; the bot is busy: their
         # hand waits, and merges with the next change of their cards (a trick's end: a
@@ -142,14 +144,14 @@ def _other_hand(
         # quiet evening the hand shows the play at once (below): no stale prompt.
         only_played = set(after[seat].cards) <= set(before[seat].cards)
         wait = core.settings.hand_interval * (PLAYED_WAIT if only_played else 1.0)
-        return [hand(core, table, seat, Priority.WAITING, delay=wait)]
+        return [hand(core, table, seat, priority, delay=wait)]
     if seat == change.actor or before[seat].to_move:
         # Their own play (the bot is not busy), or their turn played for them (a timer, a
         # computer): at once when the budget allows, else behind the turns, trick ends and
         # the group.
-        return [hand(core, table, seat, Priority.WAITING, delay=0.0)]
+        return [hand(core, table, seat, priority, delay=0.0)]
     if before[seat] != after[seat]:
-        return [hand(core, table, seat, Priority.WAITING)]
+        return [hand(core, table, seat, priority)]
     return []
 
 

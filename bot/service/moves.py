@@ -20,7 +20,8 @@ from ..render.choice import selection_hint
 from ..render.labels import cards_text
 from ..render.refusals import Refused
 from ..storage import Actor, LogEntry, LogKind, Priority
-from . import feed, turns
+from . import deadlines as turns  # (the module's old name, kept at the call sites)
+from . import feed
 from .change import Change
 from .commit import save_change
 from .core import Core

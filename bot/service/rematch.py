@@ -20,7 +20,8 @@ from ..storage import (
     TableRecord,
     TableStatus,
 )
-from . import feed, house_rules, turns
+from . import deadlines as turns  # (the module's old name, kept at the call sites)
+from . import feed, house_rules
 from .core import Core
 from .nextgame import announce
 from .people import chat_title, remember, user_t

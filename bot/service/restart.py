@@ -9,7 +9,8 @@ a table with no stored timer at all, from before they were stored, is given its 
 from __future__ import annotations
 
 from ..storage import TableStatus
-from . import cup, turns
+from . import cup
+from . import deadlines as turns  # (the module's old name, kept at the call sites)
 from .core import Core
 
 

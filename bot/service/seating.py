@@ -9,7 +9,8 @@ from kozel_rules.variant import get_variant
 
 from ..i18n import Translator
 from ..storage import Actor, LogEntry, LogKind, SeatRecord, TableRecord
-from . import feed, turns
+from . import deadlines as turns  # (the module's old name, kept at the call sites)
+from . import feed
 from .core import Core
 from .people import chat_title
 from .ports import Person

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 
 from ..metrics import OUTBOX_SENT, TURN_LAG
 from ..storage import OutboxKind, Owed, Priority, StorageUnavailable
-from . import closing
+from . import closing, urgency
 from .core import Core
 from .deliver import deliver
 from .ports import RetryLater, Transient
@@ -26,15 +26,7 @@ log = logging.getLogger(__name__)
 MAX_IN_FLIGHT = 16  # deliveries at once (each to another chat)
 MAX_ATTEMPTS = 8  # failed tries before an unexpected error gives the row up
 IDLE_WAIT = 30.0  # seconds to sleep when nothing is owed (a commit wakes it anyway)
-AGING = 3.0  # seconds of waiting that count as one step of priority: nothing starves
 GATHER = 0.025  # seconds the sender lets wake-ups gather before it reads the outbox
-URGENT_FLOOR = 0.5  # however long a row waited, it ranks below a fresh turn ...
-# ... except a presser's (the lobby, a new table's hands, a hand its press found out of date):
-# people who pressed and see nothing. Past this wait it goes before the turns that have
-# waited less than TURN_FIRST: new tables start while the turns take nearly the whole budget,
-# and a turn never waits long behind them.
-PRESSER_PATIENCE = 10.0
-TURN_FIRST = 1.0
 SHARED_POLL = 0.2  # seconds between looks at the outbox when other workers may fill it
 STOP_CALLED = 6.0  # seconds more a stopping sender gives a delivery whose call went out (with
 # the drain before it, within the 10 s Docker allows a stop)
@@ -101,31 +93,7 @@ class Sender:
         await self._claim(heads(due, held, now=now_wall), now_wall)
         # No await from here to the end of the loop: the filter stays true while we start.
         due = [item for item in due if item.chat_id not in self._finished and self._holds(item)]
-        wait = IDLE_WAIT
-        # Started calls book the budget only when they go: start no more than it holds now,
-        # so the most felt rows get it rather than whichever call wakes first.
-        room = self.core.budget.room()
-        for item in heads(due, held, now=now_wall):
-            if len(self._in_flight) >= MAX_IN_FLIGHT:
-                break
-            if room <= 0:
-                wait = min(wait, self.core.budget.overall_ready_at() - self.core.budget.clock())
-                break
-            if item.chat_id in self._in_flight:
-                continue
-            edit = item.kind is OutboxKind.TABLE and not item.renew
-            reserve = self.core.budget.reserve_for(
-                item.chat_id, table_edit=edit, priority=item.priority
-            )
-            ready = self.core.budget.ready_at(item.chat_id, edit=edit, reserve=reserve)
-            delay = ready - self.core.budget.clock()
-            if delay > 0:
-                wait = min(wait, delay)
-                continue
-            # The call books the budget itself, when it goes (see budget.Budgeted).
-            task = asyncio.create_task(self._deliver(item), name=f"deliver {item.kind}")
-            self._in_flight[item.chat_id] = task
-            room -= 1
+        wait = self._start(heads(due, held, now=now_wall))
         if later is not None:
             wait = min(wait, later - now_wall)
         self.core.budget.forget_idle()
@@ -137,6 +105,33 @@ class Sender:
         if self.holder is not None:
             wait = min(wait, SHARED_POLL)  # other workers' commits do not wake this one
         return max(wait, 0.0)
+
+    def _start(self, first: list[Owed]) -> float:
+        """Start the deliveries of ``first`` (by urgency) the budget allows now; returns how
+        long to wait for more. Started calls book the budget only when they go: start no
+        more than it holds now, so the most felt rows get it rather than whichever call
+        wakes first."""
+        budget = self.core.budget
+        wait = IDLE_WAIT
+        room = budget.room()
+        for item in first:
+            if len(self._in_flight) >= MAX_IN_FLIGHT:
+                break
+            if room <= 0:
+                return min(wait, budget.overall_ready_at() - budget.clock())
+            if item.chat_id in self._in_flight:
+                continue
+            edit = item.kind is OutboxKind.TABLE and not item.renew
+            reserve = budget.reserve_for(item.chat_id, table_edit=edit, priority=item.priority)
+            delay = budget.ready_at(item.chat_id, edit=edit, reserve=reserve) - budget.clock()
+            if delay > 0:
+                wait = min(wait, delay)
+                continue
+            # The call books the budget itself, when it goes (see budget.Budgeted).
+            task = asyncio.create_task(self._deliver(item), name=f"deliver {item.kind}")
+            self._in_flight[item.chat_id] = task
+            room -= 1
+        return wait
 
     async def _heed_retry_after(self, now: float) -> None:
         """Wait out a 429 of the bot's own limit that another worker met."""
@@ -162,20 +157,7 @@ class Sender:
             return
         for chat_id in [c for c, until in self._claims.items() if until <= now]:
             del self._claims[chat_id]
-        renew_by = now + self.claim_seconds / 2
-        wanted = {
-            item.chat_id
-            for item in first[: 4 * MAX_IN_FLIGHT]
-            if self._claims.get(item.chat_id, 0.0) < renew_by
-        }
-        # A chat stays this worker's while its calls still count in the chat's window (a
-        # group's is a minute, longer than a claim): another worker taking it over would not
-        # know them, and could spend the group's share twice (Telegram's 429).
-        wanted |= {
-            chat_id
-            for chat_id, until in self._claims.items()
-            if until < renew_by and self.core.budget.counts(chat_id)
-        }
+        wanted = self._wanted(first, now)
         if not wanted:
             return
         names = [f"{CLAIM_PREFIX}{chat_id}" for chat_id in sorted(wanted)]
@@ -189,6 +171,24 @@ class Sender:
                 # the chat's messages may be out of date.
                 self.core.forget_shown(chat_id)
             self._claims[chat_id] = now + self.claim_seconds
+
+    def _wanted(self, first: list[Owed], now: float) -> set[int]:
+        """The chats whose claims to take or renew: those of the rows to send next, and those
+        whose calls still count in the chat's window (a group's is a minute, longer than a
+        claim): another worker taking one over would not know them, and could spend the
+        group's share twice (Telegram's 429)."""
+        renew_by = now + self.claim_seconds / 2
+        wanted = {
+            item.chat_id
+            for item in first[: 4 * MAX_IN_FLIGHT]
+            if self._claims.get(item.chat_id, 0.0) < renew_by
+        }
+        wanted |= {
+            chat_id
+            for chat_id, until in self._claims.items()
+            if until < renew_by and self.core.budget.counts(chat_id)
+        }
+        return wanted
 
     async def _let_go(self) -> None:
         """Give back the chats this worker holds and sends nothing to (cut off from Telegram,
@@ -311,15 +311,4 @@ def heads(
         ):
             best[item.chat_id] = item
 
-    # The most felt first, but a row that has waited long moves up. Never above what may not
-    # wait (a turn, a trick's end, a result), unless people pressed and have seen nothing
-    # for long (``PRESSER_PATIENCE``), and then only above such rows just owed.
-    def rank(item: Owed) -> tuple[float, int]:
-        waited = max(0.0, now - item.created_at) if now else 0.0
-        if item.priority == Priority.TURN:
-            return (-waited / AGING, item.id)
-        if item.priority == Priority.PRESSER and waited > PRESSER_PATIENCE:
-            return (-min(waited - PRESSER_PATIENCE, TURN_FIRST) / AGING, item.id)
-        return (max(item.priority - waited / AGING, URGENT_FLOOR), item.id)
-
-    return sorted(best.values(), key=rank)
+    return sorted(best.values(), key=lambda item: urgency.rank(item, now))

@@ -65,7 +65,7 @@ from bot.storage.repos import (
     UserRepo,
 )
 from bot.storage.sqlite import SqliteStorage
-from bot.storage.timers import Timer
+from bot.storage.timers import Timer, TimerSlot
 from bot.storage.updates import Taken
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
@@ -140,6 +140,7 @@ __all__ = [
     "Tally",
     "Timer",
     "TimerRepo",
+    "TimerSlot",
     "UpdateRepo",
     "UserRecord",
     "UserRepo",

@@ -18,8 +18,8 @@ from bot.storage.outbox import Outbox
 from bot.storage.releases import Releases
 from bot.storage.signups import Signups
 from bot.storage.tables import Tables
-from bot.storage.timed import TimedDatabase
 from bot.storage.timers import Timers
+from bot.storage.transaction_metrics import TimedDatabase
 from bot.storage.updates import Updates
 from bot.storage.users import Users
 

@@ -11,17 +11,27 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 from bot.storage.conn import Conn, Database, Row
 from bot.storage.rows import opt_int
 from bot.storage.unknown import skipped
 
 
+class TimerSlot(StrEnum):
+    """A table's timer slots (one timer each at a time; stored as these strings)."""
+
+    AI = "ai"  # a computer's move, or its special lead out of turn
+    TIMEOUT = "timeout"  # a person's turn runs out
+    HURRY = "hurry"  # a person's turn is nearly out: the hand shows the time left
+    EXPIRE = "expire"  # the table closes, unchanged for too long
+
+
 @dataclass(frozen=True)
 class Timer:
     """One thing a table waits for: ``kind`` at ``ply`` (for ``seat``), due at ``due_at``."""
 
-    slot: str
+    slot: str  # a ``TimerSlot`` (a newer release's may be another string)
     kind: str
     ply: int
     due_at: float  # epoch seconds

@@ -51,7 +51,7 @@ def build(config: Config) -> App:
         .base_url(f"{config.api_url}/bot")
         .base_file_url(f"{config.api_url}/file/bot")
         .context_types(ContextTypes(bot_data=Runtime))  # the running services, typed
-        .job_queue(None)  # the bot's timers are its own (``timer_runner``)
+        .job_queue(None)  # the bot's timers are its own (``timer_loop``)
         # Presses from many private chats at once (tables lock themselves), each person
         # within a fair share so that nobody can fill every slot.
         .concurrent_updates(FairProcessor(Gate(config.press_rate, config.press_burst)))

@@ -24,14 +24,15 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from .. import logs
 from ..config import Config
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
-from ..service import admin, timers
+from ..service import admin
+from ..service import due_jobs as timers  # the jobs a due timer runs
 from ..service.budget import Budget, Limits
 from ..service.core import Core, Settings
 from ..service.lease import Lease, Workers, holder_id
 from ..service.reach import Reach
 from ..service.releases import announced
 from ..service.restart import resume_all
-from ..service.timer_runner import TimerRunner
+from ..service.timer_loop import TimerRunner
 from ..storage import SchemaError, Storage, StorageError, open_storage
 from ..web import metrics
 from ..web.mini_app import MiniApp

@@ -16,7 +16,7 @@ from ..service.reach import Reach
 from ..service.sender import Sender
 from ..service.status import Process
 from ..service.supervisor import Supervisor
-from ..service.timer_runner import TimerRunner
+from ..service.timer_loop import TimerRunner
 from ..storage import Storage
 from ..web.mini_app import MiniApp
 from ..web.server import WebServer

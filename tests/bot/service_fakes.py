@@ -14,14 +14,14 @@ import pytest
 
 from bot.callback import Callback, Op, encode_action
 from bot.screen import Screen
-from bot.service import lobby, moves, timers
+from bot.service import due_jobs, lobby, moves
 from bot.service.budget import Budget, Limits
 from bot.service.core import Core, Settings
 from bot.service.feed import seating_key
 from bot.service.ports import ChatInfo, MessageGone, Person, TopicGone, Unreachable
 from bot.service.reply import Press, Reply
 from bot.service.sender import Sender
-from bot.service.timer_runner import TimerRunner
+from bot.service.timer_loop import TimerRunner
 from bot.storage import SqliteStorage, TableRecord, Timer
 from kozel_rules.view import SeatView
 
@@ -104,7 +104,7 @@ def make_core(
     )
     runner = TimerRunner(storage.timers, holder="test", claim_seconds=60.0)
     core = Core(storage, messenger, runner, settings, Budget(Limits.of(1e4, 1e4, 1e4)))
-    runner.bind(lambda due: timers.fire(core, due))
+    runner.bind(lambda due: due_jobs.fire(core, due))
     return core
 
 

@@ -23,7 +23,8 @@ from service_fakes import (
 
 from bot.callback import Callback, Op
 from bot.service import analyses as analyses_module
-from bot.service import coach, turns
+from bot.service import coach
+from bot.service import deadlines as turns
 from bot.service.analyses import Analyses
 from bot.service.core import Core
 from bot.service.ports import ChatInfo, Person

@@ -14,7 +14,8 @@ from storage_targets import Target
 from bot.screen import Screen
 from bot.service.budget import Budget, Limits, Window
 from bot.service.ports import Transient
-from bot.service.sender import PRESSER_PATIENCE, TURN_FIRST, Sender, heads
+from bot.service.sender import Sender, heads
+from bot.service.urgency import PRESSER_PATIENCE, TURN_FIRST
 from bot.storage import OutboxKind, Owed, Priority, SqliteStorage, Storage
 
 

@@ -12,7 +12,7 @@ from test_storage import match_record, new_table
 
 from bot.service import prune
 from bot.service.core import Core, Settings
-from bot.service.timer_runner import TimerRunner
+from bot.service.timer_loop import TimerRunner
 from bot.storage import (
     LogEntry,
     LogKind,

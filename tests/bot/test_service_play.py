@@ -26,10 +26,11 @@ from service_fakes import (
 
 from bot.callback import Op, encode_action, encode_card
 from bot.render.choice import sensible_plays
-from bot.service import moves, turns
+from bot.service import deadlines as turns
+from bot.service import moves
 from bot.service.core import Core
 from bot.service.restart import resume_all
-from bot.service.timer_runner import TimerRunner
+from bot.service.timer_loop import TimerRunner
 from bot.storage import Actor, LogKind, OutboxKind, Priority, SqliteStorage, TableRecord
 from kozel_rules.action import Verb
 from kozel_rules.card import Card

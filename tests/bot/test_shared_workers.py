@@ -16,12 +16,12 @@ from service_fakes import GROUP, FakeMessenger, seat_four
 from storage_targets import Target
 
 from bot.screen import Screen
-from bot.service import timers
+from bot.service import due_jobs
 from bot.service.budget import Budget, Limits
 from bot.service.core import Core, Settings
 from bot.service.retry import retry_stale
 from bot.service.sender import Sender
-from bot.service.timer_runner import TimerRunner
+from bot.service.timer_loop import TimerRunner
 from bot.storage import (
     LogKind,
     OutboxKind,
@@ -77,7 +77,7 @@ def worker(storage: Storage, messenger: FakeMessenger, name: str) -> Worker:
         timeout_scale=0.002,  # a 60 s turn times out after 0.12 s: nobody presses here
     )
     core = Core(storage, messenger, runner, settings, Budget(Limits.of(1e4, 1e4, 1e4)))
-    runner.bind(lambda due: timers.fire(core, due))
+    runner.bind(lambda due: due_jobs.fire(core, due))
     sender = Sender(core, holder=name, claim_seconds=CLAIM)
     return Worker(core, runner, sender, [])
 

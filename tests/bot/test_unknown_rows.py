@@ -15,7 +15,7 @@ from storage_targets import Target
 from test_shared_workers import seat_table
 
 from bot.service.ports import DueKind
-from bot.service.timer_runner import TimerRunner
+from bot.service.timer_loop import TimerRunner
 from bot.storage import LogKind, OutboxKind, Owed, Priority, Timer, unknown
 from bot.storage.pg_conn import numbered
 from bot.storage.timers import KINDS

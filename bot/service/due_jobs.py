@@ -11,14 +11,13 @@ from kozel_rules.ai import choose, interrupt
 from kozel_rules.match import Match
 
 from ..storage import Actor, Priority, TableRecord, TableStatus
-from . import closing, feed, turns
+from ..turn_clock import MAX_TIMEOUTS
+from . import closing, deadlines, feed
 from .commit import commit
 from .core import Core
 from .people import chat_t
 from .ports import Due, DueKind
 from .retry import retry_stale
-
-MAX_TIMEOUTS = 2  # timeouts in a row after which the computer keeps the seat
 
 
 @retry_stale
@@ -46,7 +45,7 @@ async def fire(core: Core, due: Due) -> None:
 
 async def _computer_move(core: Core, table: TableRecord, match: Match) -> None:
     seat = match.to_move
-    if seat is None or not turns.is_computer_turn(table, match):
+    if seat is None or not deadlines.is_computer_turn(table, match):
         return
     level = table.seats[seat].ai_level or core.settings.default_ai_level
     action = await _choose(match, seat, level, seed=table.seed + match.ply)
@@ -54,7 +53,7 @@ async def _computer_move(core: Core, table: TableRecord, match: Match) -> None:
 
 
 async def _special_move(core: Core, table: TableRecord, match: Match, seat: int | None) -> None:
-    if seat is None or turns.computer_with_special(table, match) != seat:
+    if seat is None or deadlines.computer_with_special(table, match) != seat:
         return
     level = table.seats[seat].ai_level or core.settings.default_ai_level
     action = await _declare(match, seat, level, seed=table.seed + match.ply)
@@ -71,7 +70,7 @@ async def _hurry(core: Core, table: TableRecord, match: Match, seat: int | None)
 
 async def _timeout_move(core: Core, table: TableRecord, match: Match) -> None:
     seat = match.to_move
-    if seat is None or turns.is_computer_turn(table, match):
+    if seat is None or deadlines.is_computer_turn(table, match):
         return
     record = table.seats[seat]
     record.timeouts += 1

@@ -18,9 +18,9 @@ from collections.abc import Awaitable, Callable
 from ..metrics import TIMER_LATENESS, TIMERS_DUE, TIMERS_LATE
 from ..storage import StorageUnavailable, Timer, TimerRepo
 from ..storage.timers import KINDS
+from .deadlines import due_of
 from .ports import Due
 from .retry import until_stored
-from .turns import due_of
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 the wait.
 
 The timers are rows saved with the change that sets them (``timer_rows``, passed to
-``tables.save``): any worker may run them (``timer_runner``). After such a save, ``wake`` only
+``tables.save``): any worker may run them (``timer_loop``). After such a save, ``wake`` only
 tells this process's scheduler when the soonest one is due, so that it looks in time.
 """
 
@@ -13,12 +13,11 @@ from collections.abc import Sequence
 
 from kozel_rules.match import Match
 
-from ..render.hand import HURRY
-from ..storage import TableRecord, TableStatus, Timer
+from ..storage import TableRecord, TableStatus, Timer, TimerSlot
+from ..turn_clock import DEFAULT_TIMEOUT, HURRY
 from .core import Core
 from .ports import Due, DueKind
 
-DEFAULT_TIMEOUT = 60  # seconds, for a chat that has no settings yet
 RESTART_GRACE = 300.0  # seconds an expired table still gets after a restart (the downtime's)
 
 
@@ -79,19 +78,19 @@ def _waits(core: Core, table: TableRecord, match: Match | None) -> list[Timer]:
     ply = match.ply
     ai_at = time.time() + core.settings.ai_delay
     if is_computer_turn(table, match):
-        return [Timer("ai", str(DueKind.COMPUTER), ply, ai_at)]
+        return [Timer(TimerSlot.AI, str(DueKind.COMPUTER), ply, ai_at)]
     waits = []
     deadline = table.seats[match.to_move].deadline
     if deadline is not None:
-        waits.append(Timer("timeout", str(DueKind.TIMEOUT), ply, deadline, match.to_move))
+        waits.append(Timer(TimerSlot.TIMEOUT, str(DueKind.TIMEOUT), ply, deadline, match.to_move))
         if deadline - HURRY > time.time():
             # The hand shows the time left from then on (it is not edited every second).
-            hurry = Timer("hurry", str(DueKind.HURRY), ply, deadline - HURRY, match.to_move)
+            hurry = Timer(TimerSlot.HURRY, str(DueKind.HURRY), ply, deadline - HURRY, match.to_move)
             waits.append(hurry)
     special_seat = computer_with_special(table, match)
     if special_seat is not None:
         # A computer holding a molodka or Moscow may take the lead out of turn, like a person.
-        waits.append(Timer("ai", str(DueKind.SPECIAL), ply, ai_at, special_seat))
+        waits.append(Timer(TimerSlot.AI, str(DueKind.SPECIAL), ply, ai_at, special_seat))
     return waits
 
 
@@ -117,7 +116,7 @@ def expiry_timer(
     if restart:
         # The bot's own downtime: nobody could press anything meanwhile.
         at = max(at, time.time() + min(expiry_period(core, table), RESTART_GRACE))
-    return Timer("expire", str(DueKind.EXPIRE), 0, at)
+    return Timer(TimerSlot.EXPIRE, str(DueKind.EXPIRE), 0, at)
 
 
 def due_of(timer: Timer) -> Due:
