@@ -141,6 +141,8 @@ class FakeTelegram(
                 name = attr.removeprefix("api_")
                 self._handlers[name.lower()] = (name, getattr(self, attr))
 
+    # ================================================================== lifecycle
+
     async def start(self) -> None:
         """Serve on 127.0.0.1 on a free port."""
         app = web.Application(client_max_size=64 * 1024 * 1024)
@@ -186,6 +188,8 @@ class FakeTelegram(
     def base_url(self) -> str:
         """``base_url`` for ``telegram.Bot`` (``{url}/bot``; PTB appends the token)."""
         return f"{self.url}/bot"
+
+    # ================================================================== HTTP front end
 
     async def _handle(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
@@ -267,6 +271,9 @@ class FakeTelegram(
     def _next_seq(self) -> int:
         self._last_seq = next(self._seq)
         return self._last_seq
+
+    # ================================================================== updates, stored messages
+    # What every area uses: queue an update, store or change a message, wake the waits.
 
     def _enqueue(self, kind: str, payload: JSONDict) -> bool:
         update = {"update_id": self._next_update_id, kind: payload}
