@@ -739,3 +739,19 @@ def test_bot_process_from_another_checkout(fake_telegram: FakeTelegram, tmp_path
     other = BotProcess(fake_telegram, tmp_path / "work", cwd=tmp_path / "checkout")
     path = other.environment()["PYTHONPATH"].split(os.pathsep)
     assert path[0] == str(tmp_path / "checkout")  # its bot package wins over this one
+
+
+async def test_a_held_method_is_answered_only_when_released(
+    fake_telegram: FakeTelegram, bot: Bot, ann: SimUser
+) -> None:
+    fake_telegram.hold("getMe")
+    before = fake_telegram.received_count("getMe")
+    asking = asyncio.create_task(bot.get_me())
+    await fake_telegram.wait_for(lambda: fake_telegram.received_count("getMe") > before)
+    await asyncio.sleep(0.2)
+    assert not asking.done()  # received, not answered
+    await bot.send_message(ann.id, "other methods are answered meanwhile")
+    assert not asking.done()
+    fake_telegram.release("getMe")
+    assert (await asyncio.wait_for(asking, 30)).username
+    assert (await bot.get_me()).username  # and the next one at once

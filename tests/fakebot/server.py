@@ -272,6 +272,7 @@ class FakeTelegram:
         self._injections: list[_Injection] = []
         self._faults: list[_Fault] = []
         self._delays: dict[str, float] = {}
+        self._holds: dict[str, asyncio.Event] = {}
         self._changed = _Signal()
         self._chat_signals: dict[int, _Signal] = {}
         self._chat_seq: dict[int, int] = {}
@@ -425,6 +426,19 @@ class FakeTelegram:
             self._delays[method.lower()] = seconds
         else:
             self._delays.pop(method.lower(), None)
+
+    def hold(self, method: str) -> None:
+        """Keep every answer to ``method`` back until ``release(method)``: Telegram stuck on it
+        for exactly as long as a test needs (a delay is a guess at how long a test's other
+        steps take, which a loaded machine can make wrong). Calls are still counted as
+        received (``received_count``) when they arrive."""
+        self._holds.setdefault(method.lower(), asyncio.Event())
+
+    def release(self, method: str) -> None:
+        """Answer the calls ``hold`` kept back, and the next ones at once."""
+        held = self._holds.pop(method.lower(), None)
+        if held is not None:
+            held.set()
 
     def report_failure(self, reason: str) -> None:
         """Make every pending and future ``wait_for`` fail at once (e.g. the bot died)."""
@@ -1021,6 +1035,9 @@ class FakeTelegram:
             if request.transport is not None:
                 request.transport.abort()  # the client sees the connection reset
             return web.Response(status=500)  # written nowhere: the connection is gone
+        held = self._holds.get(canonical.lower())
+        if held is not None:
+            await held.wait()
         delay = self._delays.get(canonical.lower(), 0.0)
         if fault is not None:
             # Carried out even if the client gives up waiting (as Telegram would).
