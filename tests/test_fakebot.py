@@ -769,3 +769,19 @@ async def test_save_prepared_inline_message(
     with pytest.raises(BadRequest, match=r"(?i)message_empty"):
         await bot.save_prepared_inline_message(ann.id, empty, allow_user_chats=True)
     assert len(fake_telegram.prepared_messages) == 1
+
+
+async def test_a_held_method_is_answered_only_when_released(
+    fake_telegram: FakeTelegram, bot: Bot, ann: SimUser
+) -> None:
+    fake_telegram.hold("getMe")
+    before = fake_telegram.received_count("getMe")
+    asking = asyncio.create_task(bot.get_me())
+    await fake_telegram.wait_for(lambda: fake_telegram.received_count("getMe") > before)
+    await asyncio.sleep(0.2)
+    assert not asking.done()  # received, not answered
+    await bot.send_message(ann.id, "other methods are answered meanwhile")
+    assert not asking.done()
+    fake_telegram.release("getMe")
+    assert (await asyncio.wait_for(asking, 30)).username
+    assert (await bot.get_me()).username  # and the next one at once

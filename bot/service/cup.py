@@ -33,8 +33,8 @@ from ..storage.cups import (
     cup_of_post,
     post_id,
 )
-from . import feed, house_rules
 from . import deadlines as turns  # (the module's old name, kept at the call sites)
+from . import feed, house_rules
 from .core import Core
 from .cup_rounds import ROUNDS, SEATINGS, RoundResult, round_result, standings, winners
 from .people import chat_record, chat_t, remember, user_t

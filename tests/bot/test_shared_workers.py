@@ -36,7 +36,14 @@ from bot.storage import (
 )
 from bot.storage.postgres import LISTENER_NAME
 
-CLAIM = 0.6  # seconds a claim lasts: a dead worker's work waits about this long
+# Seconds a claim lasts: a dead worker's work waits about this long. A live worker renews a
+# chat's claim when less than half is left, at its next look at the outbox: 0.6 s (before)
+# left a loaded machine 0.3 s, and a claim that runs out under a delivery still being booked
+# lets the other worker send the same row again (delivery is at least once: a duplicate
+# 'Deal N is over' would fail the count). 3 s costs the test a few seconds after the kill.
+CLAIM = 3.0
+WAIT = 60.0  # seconds: only a guard against a hang (a loaded machine is slow, not stuck)
+CLOCK_SLACK = 0.5  # seconds the database server's clock, as read from here, may be off
 
 
 class SlowMessenger(FakeMessenger):
@@ -118,7 +125,7 @@ async def test_two_workers_play_a_match_out_and_one_dies_midway(target: Target) 
         async def moves(n: int) -> bool:
             return len(await first.core.storage.tables.log(table.id, LogKind.ACTION)) >= n
 
-        await until(lambda: moves(12), 30, "a dozen moves")
+        await until(lambda: moves(12), WAIT, "a dozen moves")
         # The worker that ran the most timers dies (its chain of computer moves stops with
         # it), where a process may die but not with a post on its way: that one would be sent
         # again (delivery is at least once) and the count below would be off by one.
@@ -135,8 +142,8 @@ async def test_two_workers_play_a_match_out_and_one_dies_midway(target: Target) 
             fresh = await alive.core.storage.tables.get(table.id)
             return fresh is not None and fresh.status == TableStatus.FINISHED
 
-        await until(finished, 90, "the match to end under the other worker")
-        await until(lambda: _drained(alive.core), 10, "the outbox to drain")
+        await until(finished, 5 * WAIT, "the match to end under the other worker")
+        await until(lambda: _drained(alive.core), WAIT, "the outbox to drain")
 
         log = await alive.core.storage.tables.log(table.id)
         plies = [entry.ply for entry in log if entry.kind == LogKind.ACTION]
@@ -309,7 +316,7 @@ async def test_a_table_saved_by_another_worker_is_heard_on_postgresql(target: Ta
         assert record is not None
         record.note = "moved elsewhere"
         await two.tables.save(record, expected_version=record.version)
-        await asyncio.wait_for(changed.wait(), 5)
+        await asyncio.wait_for(changed.wait(), WAIT)
         assert heard == [table_id]
         listening.cancel()
     finally:
@@ -334,20 +341,22 @@ async def test_the_listener_hears_again_after_its_connection_is_cut(target: Targ
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
             f"WHERE application_name = '{LISTENER_NAME}' AND datname = current_database()"
         ):
-            assert time.monotonic() - cut < 5, "no listening session in pg_stat_activity"
+            assert time.monotonic() - cut < WAIT, "no listening session in pg_stat_activity"
             await asyncio.sleep(0.05)
         # The dip in ``listening`` (/healthz 503) can be shorter than any poll: the listener
         # says it is back by telling None (whatever was saved meanwhile: look again).
         cut = time.monotonic()
         while not heard or not one.listening:
-            assert time.monotonic() - cut < 10, "the listener did not come back"
+            assert time.monotonic() - cut < WAIT, "the listener did not come back"
             await asyncio.sleep(0.01)
-        assert heard == [None]
+        # None, once; or more if a health check of the new session timed out on a loaded
+        # machine (the listener then listens again and says so: that is right too).
+        assert heard and set(heard) == {None}, heard
         table_id = await seat_table(two)
         record = await two.tables.get(table_id)
         assert record is not None
         await two.tables.save(record, expected_version=record.version)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + WAIT
         while table_id not in heard:
             assert time.monotonic() < deadline, f"heard only {heard}"
             await asyncio.sleep(0.01)
@@ -368,7 +377,10 @@ async def test_a_retry_after_of_the_bots_own_limit_holds_back_every_worker(
         await second.sender.step()
         assert second.core.budget.room() == 0
         wait = second.core.budget.overall_ready_at() - second.core.budget.clock()
-        assert 1.0 < wait <= 2.0
+        # About the 2 s told, less the time the step took. The lease is stamped by the
+        # database server's clock (PostgreSQL: this host's plus an offset measured over a
+        # round trip, off by up to half of one on a loaded machine), the wait by this host's.
+        assert 0.0 < wait <= 2.0 + CLOCK_SLACK, wait
 
 
 async def test_a_chat_stays_with_its_worker_while_its_calls_count_in_the_window(

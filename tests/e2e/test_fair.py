@@ -11,7 +11,7 @@ import time
 
 import pytest
 from fakebot.fixtures import BotProcessFactory
-from fakebot.models import StoredMessage
+from fakebot.models import CallbackAnswer, StoredMessage
 from fakebot.process import free_port
 from fakebot.server import FakeTelegram
 from fakebot.users import SimGroup, SimUser
@@ -22,7 +22,14 @@ pytestmark = pytest.mark.e2e
 
 # Fast computers and no flood limits of the fake's own, but a person's fair share as shipped.
 ENV = {k: v for k, v in ENV_FAST.items() if not k.startswith("KOZEL_PRESS_")}
-ADMIN_CHECK = 2.0  # seconds the fake takes to answer getChatMember during the flood
+# A person's fair share as shipped (bot/service/gate.py): a burst, then so many a second.
+BURST, PER_SECOND = 20, 4
+WAIT = 60.0  # seconds: only a guard against a hang (a loaded machine is slow, not stuck)
+
+
+def allowed(seconds: float) -> float:
+    """Presses of one person the bot may work on in ``seconds`` (and a little slack)."""
+    return BURST + PER_SECOND * seconds + 4
 
 
 async def press_quietly(
@@ -30,7 +37,20 @@ async def press_quietly(
 ) -> None:
     """A press whose answer nobody waits for (a flood: most are never answered)."""
     with contextlib.suppress(TimeoutError):
-        await user.press(chat, message_id, data, forged=True, timeout=15)
+        await user.press(chat, message_id, data, forged=True, timeout=WAIT)
+
+
+async def press_until(
+    user: SimUser, chat: SimGroup, message_id: int, data: str, text: str
+) -> CallbackAnswer:
+    """Press (again, at a person's pace) until the answer is ``text``: the bot takes the update
+    that changes it in its own time. The last answer is returned, whatever it says."""
+    deadline = time.monotonic() + WAIT
+    while True:
+        answer = await user.press(chat, message_id, data, forged=True, timeout=WAIT)
+        if answer.text == text or time.monotonic() > deadline:
+            return answer
+        await asyncio.sleep(0.5)
 
 
 async def settings_menu(fake: FakeTelegram, user: SimUser, group: SimGroup) -> StoredMessage:
@@ -66,10 +86,10 @@ async def test_a_flood_of_presses_does_not_slow_another_table(
     hand = flooded.hand(fred)
     assert hand is not None
     cards = [b.callback_data or "" for b in hand.buttons if op_of(b) == "tog"]
-    # Telegram answering slowly, as it does under load. Vera's bound below is under this: a
-    # press of hers that waited for Fred's admin check would fail it. (A bound of 1 s under a
-    # 1 s delay failed once in CI, at 1.04 s: the first press, on a loaded machine.)
-    fake.set_delay("getChatMember", ADMIN_CHECK)
+    # Telegram stuck on the one admin check Fred's flood needs while Vera plays her first
+    # cards: a press of hers that waited for that check (or for anything it holds) would
+    # never be answered. Then Telegram answers, and the flood goes on against Fred's share.
+    fake.hold("getChatMember")
     asked = len(fake.calls_to("getChatMember"))
 
     # Fred taps admin-only buttons (he is no admin) and his cards, 200 times a second.
@@ -86,33 +106,42 @@ async def test_a_flood_of_presses_does_not_slow_another_table(
 
     flooding = asyncio.create_task(flood())
     start = len(fake.press_log)
+    began = time.monotonic()
+    await victim.play([vera], until=lambda: victim.presses >= 4 or victim.match_over())
+    assert fake.received_count("getChatMember") > asked, "the flood asked no admin check"
+    vera_presses = [p for p in fake.press_log[start:] if p.user_id == vera.id]
+    # Every press of Vera's so far answered while the admin check is still held.
+    assert len(vera_presses) >= 4 and all(p.answered_at for p in vera_presses), vera_presses
+    fake.release("getChatMember")
     await victim.play([vera], until=lambda: victim.presses >= 10 or victim.match_over())
     await flooding
     # The last presses were only just started (Vera may finish before the flood does).
     await fake.wait_for(
         lambda: sum(p.user_id == fred.id for p in fake.press_log[start:]) == 800,
-        timeout=10,
+        timeout=WAIT,
         what="every one of Fred's presses to reach Telegram",
     )
+    flooded_for = time.monotonic() - began
     vera_presses = [p for p in fake.press_log[start:] if p.user_id == vera.id]
     latencies = [p.latency for p in vera_presses]
+    print(f"Vera's answer times, the first 4 while Telegram held the admin check: {latencies}")
     assert len(latencies) >= 10 and None not in latencies, latencies
-    assert max(p for p in latencies if p is not None) < ADMIN_CHECK - 0.5, latencies
     assert not any("Not so fast" in (p.answer.text or "") for p in vera_presses if p.answer)
     fred_presses = [p for p in fake.press_log[start:] if p.user_id == fred.id]
     assert len(fred_presses) == 800
     # Every press got an answer (an answer is free of Telegram's limits): most of them the
-    # refusal, and none of those cost the bot any work.
+    # refusal, and none of those cost the bot any work. How many were worked on is Fred's
+    # fair share of the time the flood took (longer on a loaded machine: more allowed).
     await fake.wait_for(
         lambda: all(p.answered_at is not None for p in fred_presses),
-        timeout=15,
+        timeout=WAIT,
         what="an answer to every one of Fred's presses",
     )
     answers = [p.answer.text for p in fred_presses if p.answer is not None]
-    refused = sum(SLOW_DOWN in (text or "") for text in answers)
-    assert 700 < refused < 800, refused
+    worked = sum(SLOW_DOWN not in (text or "") for text in answers)
+    print(f"{worked} of Fred's 800 presses worked on in {flooded_for:.1f} s")
+    assert 0 < worked <= allowed(flooded_for), (worked, flooded_for)
     assert len(fake.calls_to("getChatMember")) - asked <= 2
-    fake.set_delay("getChatMember", 0)
     for task in tasks:
         task.cancel()
     # A moment later Fred is served again: the menu still refuses him, politely.
@@ -136,14 +165,22 @@ async def test_an_admin_check_keeps_no_one_waiting_for_a_table(
     for user in (anna, boris, vera):
         await table.start_private(user)
     await table.open(anna, "street")
-    fake.set_delay("getChatMember", 3.0)
-    cancel = asyncio.create_task(boris.press_button(group, table.lobby_id, contains="Cancel"))
-    await asyncio.sleep(1.0)  # the bot has the press and waits for Telegram's answer
-    assert not cancel.done()
-    join = await vera.press_button(group, table.lobby_id, contains="Join", timeout=5)
+    # Telegram stuck on the admin check until the join is answered: a join that waited for
+    # the check (or for the table's lock while the check runs) would never be.
+    fake.hold("getChatMember")
+    asked = fake.received_count("getChatMember")
+    cancel = asyncio.create_task(
+        boris.press_button(group, table.lobby_id, contains="Cancel", timeout=WAIT)
+    )
+    await fake.wait_for(
+        lambda: fake.received_count("getChatMember") > asked,
+        timeout=WAIT,
+        what="the bot to ask whether Boris is an admin",
+    )
+    join = await vera.press_button(group, table.lobby_id, contains="Join", timeout=WAIT)
     assert join.text == "You joined the table."
-    vera_press = next(p for p in fake.press_log if p.user_id == vera.id)
-    assert vera_press.latency is not None and vera_press.latency < 1.0, vera_press.latency
+    assert not cancel.done()  # still waiting for Telegram's answer about Boris
+    fake.release("getChatMember")
     refused = await cancel
     assert refused.show_alert and "Only the player who opened" in (refused.text or "")
     await fake.wait_for(lambda: "Vera" in table.lobby_text(), what="Vera seated")
@@ -165,17 +202,14 @@ async def test_chat_member_updates_say_who_is_an_admin(
     assert answer.text == "Only chat admins can change settings."
     asked = len(fake.calls_to("getChatMember"))
 
-    mark = fake.mark()
     assert fake.set_admin(group, boris)  # queued: the bot asked for chat_member updates
-    await fake.wait_for_call("getUpdates", since=mark)
-    await asyncio.sleep(0.3)  # handled
-    answer = await boris.press(group, menu.message_id, data, forged=True)
+    answer = await press_until(boris, group, menu.message_id, data, "Saved.")
     assert answer.text == "Saved.", answer.text
 
     fake.set_admin(group, boris, admin=False)
-    await asyncio.sleep(0.5)
-    answer = await boris.press(group, menu.message_id, data, forged=True)
-    assert answer.text == "Only chat admins can change settings.", answer.text
+    refusal = "Only chat admins can change settings."
+    answer = await press_until(boris, group, menu.message_id, data, refusal)
+    assert answer.text == refusal, answer.text
     # Telegram told the bot; it did not have to ask again.
     assert len(fake.calls_to("getChatMember")) == asked
     assert not any("chat_member" in u for u in fake.dropped_updates)
@@ -214,11 +248,11 @@ async def test_a_flood_through_the_webhook_is_refused_like_a_polled_one(
     unanswered = sum(p.answer is None for p in presses)
     texts = [p.answer.text or "" for p in presses if p.answer is not None]
     worked = sum(not text.startswith(SLOW_DOWN) for text in texts)
-    # A burst of 20, then 4 a second: what a person's fair share allows (and a little slack).
-    allowed = 20 + 4 * took + 4
+    # A burst, then so many a second: what a person's fair share allows (and a little slack).
+    limit = allowed(took)
     print(f"{worked} of 400 presses worked on in {took:.1f} s, {unanswered} unanswered")
-    assert unanswered == 0 and worked <= allowed, (
-        f"{worked} of 400 presses worked on in {took:.1f} s (allowed {allowed:.0f}), "
+    assert unanswered == 0 and worked <= limit, (
+        f"{worked} of 400 presses worked on in {took:.1f} s (allowed {limit:.0f}), "
         f"{unanswered} unanswered"
     )
 
@@ -250,8 +284,8 @@ async def test_four_people_tapping_as_fast_as_the_bot_answers_play_a_whole_match
 async def test_every_tap_of_a_quick_hand_is_answered_while_the_bot_is_slow(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
-    """Anna taps six of her cards at once while Telegram takes a second to accept each answer:
-    three are worked on at a time, the rest are refused, and every tap is answered."""
+    """Anna taps six of her cards at once while Telegram is slow to accept each answer: three
+    are worked on at a time, the rest are refused, and every tap is answered."""
     fake = fake_telegram
     bot = bot_process(env=ENV)
     await bot.start()
@@ -265,12 +299,22 @@ async def test_every_tap_of_a_quick_hand_is_answered_while_the_bot_is_slow(
         what="Anna's cards",
     )
     cards = [b.callback_data or "" for b in hand.buttons if op_of(b) == "tog"]
-    fake.set_delay("answerCallbackQuery", 1.0)
+    # Telegram holds every answer back: the taps the bot works on stay in progress (at most
+    # three at a time), however slowly the machine delivers the rest, so answers beyond three
+    # meanwhile are refusals (answered by two tasks of their own: five at least).
+    fake.hold("answerCallbackQuery")
+    answered = fake.received_count("answerCallbackQuery")
     start = len(fake.press_log)
     taps = [
         asyncio.create_task(press_quietly(anna, anna, hand.message_id, data))
         for data in (cards * 2)[:6]
     ]
+    await fake.wait_for(
+        lambda: fake.received_count("answerCallbackQuery") - answered >= 5,
+        timeout=WAIT,
+        what="the bot to answer three taps and refuse two while Telegram holds the answers",
+    )
+    fake.release("answerCallbackQuery")
     await asyncio.gather(*taps)
     presses = fake.press_log[start:]
     texts = [(p.answer.text or "(no text)") if p.answer else "UNANSWERED" for p in presses]

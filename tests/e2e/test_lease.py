@@ -5,8 +5,6 @@ stopped cleanly or was killed (the lock on the database goes with its process)."
 from __future__ import annotations
 
 import asyncio
-import time
-from datetime import datetime
 
 import pytest
 from fakebot.fixtures import BotProcessFactory
@@ -16,18 +14,21 @@ from .driver import BOTH_BACKENDS, ENV_FAST, Table
 
 pytestmark = pytest.mark.e2e
 
-# The leases as shipped (30 s, renewed every 10 s): a crash must not cost their expiry.
-SHIPPED_LEASE = {"KOZEL_LEASE_SECONDS": "30", "KOZEL_LEASE_RENEW": "10"}
+# Leases of an hour (30 s as shipped): a process that waited one out would fail the test by
+# its timeout, so "at once" is shown without timing a start on a loaded machine (a start takes
+# a second or two when idle, ten and more when it is not).
+HOUR_LEASE = {"KOZEL_LEASE_SECONDS": "3600", "KOZEL_LEASE_RENEW": "10"}
+TAKEOVER = 120  # seconds: a guard against a hang, far below the lease
 WAITING = "the database is in use by another running bot"
 READY = "unfinished tables resumed"
 QUIET = {"getMe", "getUpdates"}  # what a bot that waits for the database may have asked
 
 
 @BOTH_BACKENDS
-async def test_a_killed_bot_restarted_at_once_polls_again_within_5_s(
+async def test_a_killed_bot_restarted_at_once_polls_again_without_waiting_out_a_lease(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
-    bot = bot_process(env={**ENV_FAST, **SHIPPED_LEASE})
+    bot = bot_process(env={**ENV_FAST, **HOUR_LEASE})
     await bot.start()
     host = fake_telegram.add_user("Host")
     group = fake_telegram.add_group("Kozel club", [host], admins=[host])
@@ -41,18 +42,10 @@ async def test_a_killed_bot_restarted_at_once_polls_again_within_5_s(
     await bot.start(until_polling=False)
     await fake_telegram.wait_for(
         lambda: fake_telegram.received_count("getUpdates") > polls,
-        timeout=40,
-        what="the restarted bot to poll",
+        timeout=TAKEOVER,
+        what="the restarted bot to poll (not after the killed one's hour of lease)",
     )
-    polled = time.time()
-    # From the new process's first line (its interpreter and imports take their time on a
-    # busy machine, a second or two when idle) to its first poll: no lease to wait out.
-    log = bot.log_text().split("==== start #2", 1)[1]
-    first = next(line for line in log.splitlines() if line[:4].isdigit())
-    began = datetime.strptime(first[:23], "%Y-%m-%d %H:%M:%S,%f").timestamp()
-    took = polled - began
-    assert took < 5.0, f"the restarted bot polled {took:.1f} s after it started"
-    assert WAITING not in bot.log_text()
+    assert WAITING not in bot.log_text()  # the dead one's lock went with its process
     # And it serves the table the killed one left (its lobby shown anew).
     lobby = await fake_telegram.wait_for_message(
         group, lambda m: any("Join" in b.text for b in m.buttons), since=mark
@@ -64,7 +57,7 @@ async def test_a_killed_bot_restarted_at_once_polls_again_within_5_s(
 async def test_a_second_process_waits_silently_and_takes_over_at_once_after_a_crash(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
-    env = {**ENV_FAST, **SHIPPED_LEASE}
+    env = {**ENV_FAST, **HOUR_LEASE}
     first = bot_process(env=env)
     await first.start()
     host, guest, third = (fake_telegram.add_user(n) for n in ("Host", "Gina", "Tom"))
@@ -90,11 +83,11 @@ async def test_a_second_process_waits_silently_and_takes_over_at_once_after_a_cr
     assert READY not in second.log_text()
 
     first.kill()
-    killed_at = time.time()
     await fake_telegram.wait_for(
-        lambda: READY in second.log_text(), timeout=20, what="the second bot to take over"
+        lambda: READY in second.log_text(),
+        timeout=TAKEOVER,  # at once: not after the hour of the killed one's lease
+        what="the second bot to take over",
     )
-    assert time.time() - killed_at < 3.0  # at once: not after the 30 s of a lease
     assert len([x for x in second.log_text().splitlines() if WAITING in x]) == 1
     # The table goes on under the second process.
     await table.join(third)
@@ -104,18 +97,18 @@ async def test_a_second_process_waits_silently_and_takes_over_at_once_after_a_cr
 async def test_a_cleanly_stopped_bot_frees_the_database_at_once(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
-    env = {**ENV_FAST, "KOZEL_LEASE_SECONDS": "60", "KOZEL_LEASE_RENEW": "1"}
+    env = {**ENV_FAST, "KOZEL_LEASE_SECONDS": "3600", "KOZEL_LEASE_RENEW": "1"}
     first = bot_process(env=env)
     await first.start()
     second = bot_process(env=env, name="second")
     second.db_path = first.db_path
     await second.start(until_polling=False)
     await fake_telegram.wait_for(lambda: WAITING in second.log_text(), timeout=20, what="waiting")
-    stopped = time.time()
     assert await first.stop() == 0
     await fake_telegram.wait_for(
-        lambda: READY in second.log_text(), timeout=20, what="the second bot to take over"
+        lambda: READY in second.log_text(),
+        timeout=TAKEOVER,  # not the hour of the lease: it was given back
+        what="the second bot to take over",
     )
-    assert time.time() - stopped < 10  # not the 60 s of the lease: it was given back
     calls = [c for c in fake_telegram.calls if c.method not in QUIET]
     assert calls  # the second one works

@@ -3,6 +3,7 @@ limits (see :mod:`fakebot.limits`)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -121,6 +122,19 @@ class FaultsMixin:
             self._delays[method.lower()] = seconds
         else:
             self._delays.pop(method.lower(), None)
+
+    def hold(self, method: str) -> None:
+        """Keep every answer to ``method`` back until ``release(method)``: Telegram stuck on it
+        for exactly as long as a test needs (a delay is a guess at how long a test's other
+        steps take, which a loaded machine can make wrong). Calls are still counted as
+        received (``received_count``) when they arrive."""
+        self._holds.setdefault(method.lower(), asyncio.Event())
+
+    def release(self, method: str) -> None:
+        """Answer the calls ``hold`` kept back, and the next ones at once."""
+        held = self._holds.pop(method.lower(), None)
+        if held is not None:
+            held.set()
 
     def _take_injection(self, method: str, params: JSONDict) -> ApiError | None:
         for injection in self._injections:

@@ -125,6 +125,7 @@ class FakeTelegram(
         self._injections: list[Injection] = []
         self._faults: list[Fault] = []
         self._delays: dict[str, float] = {}
+        self._holds: dict[str, asyncio.Event] = {}
         self._changed = Signal()
         self._chat_signals: dict[int, Signal] = {}
         self._chat_seq: dict[int, int] = {}
@@ -219,6 +220,9 @@ class FakeTelegram(
             if request.transport is not None:
                 request.transport.abort()  # the client sees the connection reset
             return web.Response(status=500)  # written nowhere: the connection is gone
+        held = self._holds.get(canonical.lower())
+        if held is not None:
+            await held.wait()
         delay = self._delays.get(canonical.lower(), 0.0)
         if fault is not None:
             # Carried out even if the client gives up waiting (as Telegram would).

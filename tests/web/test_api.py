@@ -307,17 +307,29 @@ async def test_a_tap_in_the_page_follows_the_hands_tap_rule(
         assert response.status == 400
 
 
+# Only a guard against a hang: with the stream's own look every hour (``no_recheck``), an
+# event that comes at all came from the change itself, however slow the machine is.
+EVENT_WAIT = 30.0
+
+
+@pytest.fixture
+def no_recheck(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stream looks at its table again only once an hour: a state it sends within the
+    test was pushed by the move (a push that went missing fails the test, not the clock)."""
+    monkeypatch.setattr("bot.web.mini_app.RECHECK", 3600.0)
+
+
 async def read_state(stream: Any) -> dict[str, Any]:
     """The next ``state`` event of an event stream."""
     while True:
-        line = (await asyncio.wait_for(stream.content.readline(), 3)).decode()
+        line = (await asyncio.wait_for(stream.content.readline(), EVENT_WAIT)).decode()
         if line.startswith("data: "):
             data: dict[str, Any] = json.loads(line[6:])
             return data
 
 
-async def test_the_stream_pushes_every_move_by_anyone_within_a_second(
-    core: Core, client: TestClient[web.Request, web.Application]
+async def test_the_stream_pushes_every_move_by_anyone_at_once(
+    core: Core, client: TestClient[web.Request, web.Application], no_recheck: None
 ) -> None:
     table = await seat_four(core)
     watcher = PEOPLE[0].user_id
@@ -331,14 +343,12 @@ async def test_the_stream_pushes_every_move_by_anyone_within_a_second(
         seat = match.to_move
         assert seat is not None
         action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
-        started = time.monotonic()
         reply = await moves.act(
             core,
             press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=encode_action(action)),
         )
         assert reply.text.startswith("Played")
-        pushed = await read_state(stream)
-        assert time.monotonic() - started < 1.0
+        pushed = await read_state(stream)  # pushed by the move: the stream's look is hours off
         assert pushed["ply"] == match.ply + 1
     stream.close()
 
@@ -565,7 +575,7 @@ async def test_a_special_lead_has_its_own_control_also_out_of_turn(
 
 
 async def test_a_cancelled_table_says_so_and_its_stream_ends(
-    core: Core, client: TestClient[web.Request, web.Application]
+    core: Core, client: TestClient[web.Request, web.Application], no_recheck: None
 ) -> None:
     table = await seat_four(core)
     stream = await client.get(
@@ -576,7 +586,7 @@ async def test_a_cancelled_table_says_so_and_its_stream_ends(
     last = await read_state(stream)
     assert last["status"] == "cancelled"
     assert last["closed_text"] == "✖️ The table was cancelled."
-    rest = await asyncio.wait_for(stream.content.read(), 3)  # returns: the stream is over
+    rest = await asyncio.wait_for(stream.content.read(), EVENT_WAIT)  # the stream is over
     assert rest.strip() == b""
     assert not core.live.is_watched(table.id, 0)
 
@@ -641,7 +651,7 @@ async def test_a_stranger_hears_the_same_as_for_a_table_that_does_not_exist(
 
 
 async def test_a_spectator_is_pushed_every_move_but_cannot_move_or_mark_a_seat_watched(
-    core: Core, client: TestClient[web.Request, web.Application]
+    core: Core, client: TestClient[web.Request, web.Application], no_recheck: None
 ) -> None:
     table = await seat_four(core)
     params = {"table": table.id}
@@ -659,10 +669,9 @@ async def test_a_spectator_is_pushed_every_move_but_cannot_move_or_mark_a_seat_w
     tapped = await client.post("/api/tap", params=params, headers=auth(WATCHER), json=tap)
     assert (await tapped.json())["ok"] is False
     assert (await reload(core, table)).match_state == table.match_state
-    started = time.monotonic()
     await play_moves(core, table, 1, face_down=False)
-    pushed = await read_state(stream)
-    assert time.monotonic() - started < 1.0 and pushed["ply"] == match.ply + 1
+    pushed = await read_state(stream)  # pushed by the move: the stream's look is hours off
+    assert pushed["ply"] == match.ply + 1
     assert pushed["trick"]["plays"][0]["cards"] == body["cards"]
     more = [
         await client.get("/api/events", params=params, headers=auth(WATCHER))
