@@ -19,6 +19,7 @@ from fakebot.server import FakeTelegram
 from fakebot.users import SimUser
 
 from .driver import ENV_FAST, Table
+from .intent import play_match
 
 pytestmark = pytest.mark.e2e
 
@@ -81,7 +82,8 @@ async def play(
     for _ in range(computers):
         await table.add_computer(people[0], "basic")
     await table.start(people[0])
-    await table.play(people)
+    # The players' choices come from their own seats, enacted by taps (any language).
+    await play_match(fake, bot.db, people, table.match_over)  # type: ignore[attr-defined]
     text = transcript(fake, table, people)
     OUTPUT.mkdir(parents=True, exist_ok=True)
     (OUTPUT / f"{language}-{newgame.replace(' ', '_').replace('=', '')}.txt").write_text(
@@ -113,11 +115,11 @@ async def test_a_russian_street_match_with_eggs_double_reads_whole(
     _, _, text = await play(
         fake_telegram,
         bot_process,
-        ("Анна",),
+        ("Анна", "Борис"),
         "street goat=6 eggs=double",
         language="ru",
         title="Клуб",
-        computers=3,
+        computers=2,
     )
     assert "{" not in text and "}" not in text
     assert "игра до 6" in text and "/12" not in text

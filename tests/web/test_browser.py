@@ -638,7 +638,8 @@ async def replay_of_the_deal(match: Match, anna: Browser) -> None:
         what="the coach's answer",
         timeout=90,
     )
-    mistakes = len(re.findall(r"^\d\. ", answer[0] or "", re.M))
+    # The review's mistakes are its bulleted lines (its plays below are numbered by trick).
+    mistakes = len(re.findall(r"^• ", answer[0] or "", re.M))
     await asyncio.to_thread(anna.driver.find_element(By.ID, "replay").click)
     look_replay = lambda: asyncio.to_thread(anna.run, REPLAY_JS)  # noqa: E731
     shown = await look_replay()
