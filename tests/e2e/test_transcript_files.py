@@ -18,8 +18,9 @@ from fakebot.models import StoredMessage
 from fakebot.server import FakeTelegram
 from fakebot.users import SimUser
 
-from .driver import ENV_FAST, Table
+from .driver import Table
 from .intent import play_match
+from .test_transcripts import seated_table
 
 pytestmark = pytest.mark.e2e
 
@@ -69,19 +70,9 @@ async def play(
     title: str,
     computers: int,
 ) -> tuple[Table, list[SimUser], str]:
-    bot = bot_process(env=ENV_FAST)
-    await bot.start()
-    people = [fake.add_user(name, language) for name in names]
-    group = fake.add_group(title, people, admins=people[:1])
-    table = Table(fake, group)
-    for user in people:
-        await table.start_private(user)
-    await table.open(people[0], newgame)
-    for user in people[1:]:
-        await table.join(user)
-    for _ in range(computers):
-        await table.add_computer(people[0], "basic")
-    await table.start(people[0])
+    table, people, bot = await seated_table(
+        fake, bot_process, names, newgame, language=language, title=title, computers=computers
+    )
     # The players' choices come from their own seats, enacted by taps (any language).
     await play_match(fake, bot.db, people, table.match_over)  # type: ignore[attr-defined]
     text = transcript(fake, table, people)
