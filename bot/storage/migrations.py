@@ -40,6 +40,8 @@ from bot.storage.sqlite_schema import (
     SCHEMA_V8,
     SCHEMA_V9,
     SCHEMA_V10,
+)
+from bot.storage.sqlite_schema_v31 import (
     SCHEMA_V11,
     SCHEMA_V12,
     SCHEMA_V13,
