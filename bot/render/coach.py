@@ -7,7 +7,7 @@ from html import escape
 from kozel_rules.action import Action, Verb
 from kozel_rules.ai.coach import DealReview, Mistake
 
-from ..i18n import Translator
+from ..i18n import N_, Translator
 from .labels import action_label, cards_text
 
 
@@ -19,40 +19,35 @@ def play_text(t: Translator, action: Action) -> str:
     return action_label(t, action)
 
 
-def _you_played(t: Translator, action: Action) -> str:
-    """What the player did, as a clause ("you beat with K♣")."""
-    cards = f"<b>{cards_text(t, action.cards)}</b>"
-    # TRANSLATORS: the coach: what the player did in a trick, the first half of
-    # "Trick 5: you beat with K♣; the expert would have beaten with A♣."
-    clauses = {
-        Verb.LEAD: t._("you led {cards}", cards=cards),
-        Verb.BEAT: t._("you beat with {cards}", cards=cards),
-        Verb.DISCARD: t._("you discarded {cards} face down", cards=cards),
-        Verb.MOLODKA: t._("you declared a molodka: {cards}", cards=cards),
-        Verb.MOSCOW: t._("you declared a Moscow: {cards}", cards=cards),
-        Verb.PLAY: t._("you played {cards}", cards=cards),
-        Verb.GIVE: t._("you gave {cards} to your partner", cards=cards),
-        Verb.RETURN: t._("you gave {cards} back to your partner", cards=cards),
-    }
-    return clauses[action.verb]
+# TRANSLATORS: the coach: what the player did in a trick, the first half of
+# "Trick 5: you beat with K♣; the expert would have beaten with A♣."
+_YOU_PLAYED = {
+    Verb.LEAD: N_("you led {cards}"),
+    Verb.BEAT: N_("you beat with {cards}"),
+    Verb.DISCARD: N_("you discarded {cards} face down"),
+    Verb.MOLODKA: N_("you declared a molodka: {cards}"),
+    Verb.MOSCOW: N_("you declared a Moscow: {cards}"),
+    Verb.PLAY: N_("you played {cards}"),
+    Verb.GIVE: N_("you gave {cards} to your partner"),
+    Verb.RETURN: N_("you gave {cards} back to your partner"),
+}
+# TRANSLATORS: the coach: what the expert would have done instead, the second half of
+# "Trick 5: you beat with K♣; the expert would have beaten with A♣."
+_EXPERT_WOULD = {
+    Verb.LEAD: N_("the expert would have led {cards}"),
+    Verb.BEAT: N_("the expert would have beaten with {cards}"),
+    Verb.DISCARD: N_("the expert would have discarded {cards} face down"),
+    Verb.MOLODKA: N_("the expert would have declared a molodka: {cards}"),
+    Verb.MOSCOW: N_("the expert would have declared a Moscow: {cards}"),
+    Verb.PLAY: N_("the expert would have played {cards}"),
+    Verb.GIVE: N_("the expert would have given {cards} to your partner"),
+    Verb.RETURN: N_("the expert would have given {cards} back to your partner"),
+}
 
 
-def _expert_would(t: Translator, action: Action) -> str:
-    """What the expert would have done instead, as a clause."""
-    cards = f"<b>{cards_text(t, action.cards)}</b>"
-    # TRANSLATORS: the coach: what the expert would have done instead, the second half of
-    # "Trick 5: you beat with K♣; the expert would have beaten with A♣."
-    clauses = {
-        Verb.LEAD: t._("the expert would have led {cards}", cards=cards),
-        Verb.BEAT: t._("the expert would have beaten with {cards}", cards=cards),
-        Verb.DISCARD: t._("the expert would have discarded {cards} face down", cards=cards),
-        Verb.MOLODKA: t._("the expert would have declared a molodka: {cards}", cards=cards),
-        Verb.MOSCOW: t._("the expert would have declared a Moscow: {cards}", cards=cards),
-        Verb.PLAY: t._("the expert would have played {cards}", cards=cards),
-        Verb.GIVE: t._("the expert would have given {cards} to your partner", cards=cards),
-        Verb.RETURN: t._("the expert would have given {cards} back to your partner", cards=cards),
-    }
-    return clauses[action.verb]
+def _clause(t: Translator, clauses: dict[Verb, str], action: Action) -> str:
+    """One play as a clause of the coach's sentence, its cards in bold."""
+    return t._(clauses[action.verb], cards=f"<b>{cards_text(t, action.cards)}</b>")
 
 
 def mark_lines(
@@ -73,8 +68,8 @@ def mark_lines(
         t._(
             "Trick {trick}: {played}; {better}.",
             trick=trick,
-            played=_you_played(t, played),
-            better=_expert_would(t, better),
+            played=_clause(t, _YOU_PLAYED, played),
+            better=_clause(t, _EXPERT_WOULD, better),
         )
     ]
     points = round(points_lost)

@@ -158,14 +158,18 @@ def closed(core: Core, table: TableRecord) -> list[Owed]:
 # ------------------------------------------------------------------ after a move
 
 
-def replay_link(core: Core, table_id: int, deal: int) -> str | None:
-    """The Mini App's Direct Link to a deal's replay (the page steps on to the match's
-    other deals); None without the Mini App."""
+def app_link(core: Core, start: str) -> str | None:
+    """The Mini App's Direct Link opening at ``start`` (its ``startapp``); None without the
+    Mini App."""
     settings = core.settings
     if not settings.public_url or not settings.webapp_name:
         return None
-    name = f"{settings.bot_username}/{settings.webapp_name}"
-    return f"https://t.me/{name}?startapp=r{table_id}_{deal}"
+    return f"https://t.me/{settings.bot_username}/{settings.webapp_name}?startapp={start}"
+
+
+def replay_link(core: Core, table_id: int, deal: int) -> str | None:
+    """The Direct Link to a deal's replay (the page steps on to the match's other deals)."""
+    return app_link(core, f"r{table_id}_{deal}")
 
 
 async def owe(core: Core, rows: list[Owed]) -> None:

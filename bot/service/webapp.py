@@ -79,11 +79,7 @@ class SeatPage:
 
 def table_link(core: Core, table_id: int) -> str | None:
     """The Direct Link Mini App of a table (for the group: web_app buttons are private only)."""
-    if not core.settings.public_url or not core.settings.webapp_name:
-        return None
-    return (
-        f"https://t.me/{core.settings.bot_username}/{core.settings.webapp_name}?startapp={table_id}"
-    )
+    return feed.app_link(core, str(table_id))
 
 
 def page_url(core: Core, table_id: int) -> str | None:
