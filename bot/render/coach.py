@@ -19,9 +19,9 @@ def play_text(t: Translator, action: Action) -> str:
     return action_label(t, action)
 
 
-# TRANSLATORS: the coach: what the player did in a trick, the first half of
-# "Trick 5: you beat with K♣; the expert would have beaten with A♣."
 _YOU_PLAYED = {
+    # TRANSLATORS: the coach: what the player did in a trick, the first half of
+    # "Trick 5: you beat with K♣; the expert would have beaten with A♣."
     Verb.LEAD: N_("you led {cards}"),
     Verb.BEAT: N_("you beat with {cards}"),
     Verb.DISCARD: N_("you discarded {cards} face down"),
@@ -31,9 +31,9 @@ _YOU_PLAYED = {
     Verb.GIVE: N_("you gave {cards} to your partner"),
     Verb.RETURN: N_("you gave {cards} back to your partner"),
 }
-# TRANSLATORS: the coach: what the expert would have done instead, the second half of
-# "Trick 5: you beat with K♣; the expert would have beaten with A♣."
 _EXPERT_WOULD = {
+    # TRANSLATORS: the coach: what the expert would have done instead, the second half of
+    # "Trick 5: you beat with K♣; the expert would have beaten with A♣."
     Verb.LEAD: N_("the expert would have led {cards}"),
     Verb.BEAT: N_("the expert would have beaten with {cards}"),
     Verb.DISCARD: N_("the expert would have discarded {cards} face down"),
