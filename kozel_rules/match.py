@@ -299,11 +299,21 @@ class Match:
         return IllegalActionError(f"{action}: {message}", rule=rule, action=str(action))
 
     def _diagnose(self, action: Action, a: CAction) -> tuple[Rule, str]:
+        seat, verb, m = a
+        vb = VERB_OF_CODE[verb]
+        found = self._diagnose_actor(seat, vb, m)
+        if found is not None:
+            return found
+        if vb.is_special:
+            return self._diagnose_special(seat, vb, m)
+        return self._diagnose_phase(seat, vb, m)
+
+    def _diagnose_actor(self, seat: int, vb: Verb, m: int) -> tuple[Rule, str] | None:
+        """What is wrong with who acts, with which verb and which cards, whatever the phase
+        (None: nothing)."""
         st = self._st
         v = st.variant
         tables = st.tables
-        seat, verb, m = a
-        vb = VERB_OF_CODE[verb]
         if st.phase == OVER:
             return Rule.MATCH_OVER, "the match is over"
         if not 0 <= seat < st.players:
@@ -326,8 +336,12 @@ class Match:
         if m & ~hand:
             missing = " ".join(str(c) for c in cards_of(m & ~hand))
             return Rule.NOT_IN_HAND, f"seat {seat} does not hold {missing}"
-        if vb.is_special:
-            return self._diagnose_special(seat, vb, m)
+        return None
+
+    def _diagnose_phase(self, seat: int, vb: Verb, m: int) -> tuple[Rule, str]:
+        """What the phase asks of the seat that ``vb`` with cards ``m`` does not give."""
+        st = self._st
+        tables = st.tables
         ph = st.phase
         if ph == GIVE:
             if vb is not Verb.GIVE:
