@@ -26,6 +26,8 @@ The strategy, in short:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .._tables import SUIT_MASK, mask_points
 from ..card import POINTS, Rank
 from ..state import (
@@ -246,28 +248,36 @@ def _beat_respond(st: GameState, legal: list[CAction]) -> CAction:
         trick = mask_points(st.table_face_up) + _EST_HIDDEN_POINTS * hidden
         # later responders add their cards (discards mostly) to whoever takes the trick
         later = (len(st.order) - st.turn - 1) * st.set_size
-        best_m = 0
-        best_cost = 1e9
-        for m in beats:
-            cards = _cards(m)
-            cost = 0.0
-            for c in cards:
-                cost += keep[c]
-            secure = not opp_after
-            if not secure:
-                for c in cards:
-                    if not beaters[c] & out:
-                        secure = True
-                        break
-            if not secure:
-                cost += 6.0 * len(cards)  # may be overtaken: worth less
-            if cost < best_cost:
-                best_cost = cost
-                best_m = m
+        best_m, best_cost = _cheapest_beat(beats, keep, beaters, out, opp_after)
         gain = trick + mask_points(best_m) + 1.5 * later
         if best_cost <= CHEAP_BEAT * st.set_size or gain >= BEAT_RATIO * best_cost:
             return (seat, V_BEAT, best_m)
     return (seat, V_DISCARD, min(discards, key=lambda m: _score(m, keep)))
+
+
+def _cheapest_beat(
+    beats: list[int],
+    keep: tuple[float, ...],
+    beaters: Sequence[int],
+    out: int,
+    opp_after: bool,
+) -> tuple[int, float]:
+    """The beat that spends the least (its cards' keep values, more when an opponent still to
+    play may overtake it), and that cost."""
+    best_m = 0
+    best_cost = 1e9
+    for m in beats:
+        cards = _cards(m)
+        cost = 0.0
+        for c in cards:
+            cost += keep[c]
+        secure = not opp_after or any(not beaters[c] & out for c in cards)
+        if not secure:
+            cost += 6.0 * len(cards)  # may be overtaken: worth less
+        if cost < best_cost:
+            best_cost = cost
+            best_m = m
+    return best_m, best_cost
 
 
 def _score(m: int, table: tuple[float, ...] | tuple[int, ...]) -> float:
