@@ -245,16 +245,29 @@ def search(
     means: list[float | None] = [None] * n
     for i in alive:
         means[i] = _mean(values[i][-len(weights) :], weights)
-    fb = legal.index(fallback)
+    best = _choose(alive, means, values, len(weights), legal.index(fallback), settings.keep_z)
+    return SearchResult(legal, means, legal[best], count)
+
+
+def _choose(
+    alive: list[int],
+    means: list[float | None],
+    values: list[list[float]],
+    k: int,
+    fb: int,
+    keep_z: float,
+) -> int:
+    """The candidate with the best mean over the last ``k`` worlds, unless it is not clearly
+    better than the convention ``fb`` (by ``keep_z`` standard errors of the paired
+    differences): then ``fb``."""
     best = max(alive, key=lambda i: (means[i], i == fb))
-    if best != fb and fb in alive and settings.keep_z > 0:
-        k = len(weights)
+    if best != fb and fb in alive and keep_z > 0:
         d = [x - y for x, y in zip(values[best][-k:], values[fb][-k:], strict=True)]
         mean = sum(d) / k
         se = math.sqrt(sum((x - mean) ** 2 for x in d) / max(k - 1, 1) / k)
-        if mean < settings.keep_z * se:
-            best = fb  # not clearly better than the convention: keep to it
-    return SearchResult(legal, means, legal[best], count)
+        if mean < keep_z * se:
+            return fb  # not clearly better than the convention: keep to it
+    return best
 
 
 def _all_tied(alive: list[int], values: list[list[float]]) -> bool:
