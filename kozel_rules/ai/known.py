@@ -113,29 +113,37 @@ class Knowledge:
                 if vb in (V_GIVE, V_RETURN) and st.partner[s] in arrivals:
                     arrivals[st.partner[s]][a.cards] = k  # the observer's own card
                 continue
-            if vb in FACE_UP:
-                prev = acts[k - 1] if k else None
-                if prev is not None and prev.verb == V_RETURN and vb == V_LEAD:
-                    if prev.seat != self.me:
-                        self._need(prev.seat, a.cards, k - 1)  # the partner returned it
-                else:
-                    self._need(s, a.cards, k)
-                if tables.follow:
-                    self._follow_rules(k, s, a.cards, led_key, vb)
-            elif vb == V_RETURN and a.cards:
-                self._need(s, a.cards, k)  # returned to the observer
-            elif vb == V_GIVE:
-                if a.cards:
-                    self._need(s, a.cards, k)  # given to the observer
-                else:
-                    self.gifts.append((k, s, st.partner[s]))
-                self.seats[s].rules.append((k, tables.plain_mask))
+            self._read_other(k, led_key)
         # cards the observer handed to a seat need no place of that seat
         for s, got in arrivals.items():
             info = self.seats[s]
             for b, t in got.items():
                 if b in info.needs and info.needs[b] >= t:
                     del info.needs[b]
+
+    def _read_other(self, k: int, led_key: int) -> None:
+        """What act ``k``, another seat's, says of where cards are."""
+        tables = self.tables
+        acts = self.trace.acts
+        a = acts[k]
+        s, vb = a.seat, a.verb
+        if vb in FACE_UP:
+            prev = acts[k - 1] if k else None
+            if prev is not None and prev.verb == V_RETURN and vb == V_LEAD:
+                if prev.seat != self.me:
+                    self._need(prev.seat, a.cards, k - 1)  # the partner returned it
+            else:
+                self._need(s, a.cards, k)
+            if tables.follow:
+                self._follow_rules(k, s, a.cards, led_key, vb)
+        elif vb == V_RETURN and a.cards:
+            self._need(s, a.cards, k)  # returned to the observer
+        elif vb == V_GIVE:
+            if a.cards:
+                self._need(s, a.cards, k)  # given to the observer
+            else:
+                self.gifts.append((k, s, self.trace.start.partner[s]))
+            self.seats[s].rules.append((k, tables.plain_mask))
 
     def _follow_rules(self, k: int, s: int, card: int, led_key: int, vb: int) -> None:
         """ziege: what a play says about the hand (a void; a trump lead: no plain card)."""
