@@ -20,9 +20,9 @@ from . import awarding, cup, match_feed
 from . import deadlines as turns  # (the module's old name, kept at the call sites)
 from .change import Change
 from .core import Core
+from .finished_match import jsonable, match_record, waits
 from .people import chat_t
 from .rating import rate
-from .record import jsonable, match_record, waits
 
 log = logging.getLogger(__name__)
 

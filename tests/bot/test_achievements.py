@@ -27,8 +27,8 @@ from bot.screen import MAX_TEXT, shown_length
 from bot.service import achievements, match_facts, match_feed
 from bot.service.achievements import ACHIEVEMENTS, earned
 from bot.service.awarding import awarder
+from bot.service.finished_match import Waits, match_record, waits
 from bot.service.match_facts import MomentKind, SeatFacts, moment, seat_facts
-from bot.service.record import Waits, match_record, waits
 from bot.storage import (
     Actor,
     LogEntry,
