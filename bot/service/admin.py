@@ -9,8 +9,7 @@ from ..i18n import Translator
 from ..render.chat import kick_screen
 from ..render.hand import removed_screen
 from ..storage import Actor, LogEntry, LogKind, TableRecord, TableStatus
-from . import deadlines as turns  # (the module's old name, kept at the call sites)
-from . import feed
+from . import deadlines, feed
 from .change import Change
 from .closing import close_table
 from .commit import save_change
@@ -143,7 +142,7 @@ async def _remove(core: Core, table_id: int, user_id: int, t: Translator) -> str
                 expected_version=fresh.version,
                 log=[entry],
                 owe=owe,
-                timers=turns.timer_rows(core, fresh),
+                timers=deadlines.timer_rows(core, fresh),
             )
             core.wake_sender()
             return t._("{name} was removed from the table.", name=name)

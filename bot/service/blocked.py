@@ -6,8 +6,7 @@ from __future__ import annotations
 from html import escape
 
 from ..storage import Actor, LogEntry, LogKind, TableStatus
-from . import deadlines as turns  # (the module's old name, kept at the call sites)
-from . import feed
+from . import deadlines, feed
 from .core import Core
 from .people import chat_t
 from .retry import retry_stale
@@ -33,9 +32,9 @@ async def player_unreachable(core: Core, table_id: int, seat: int) -> None:
             "Open a chat with me and press “I'm back”.",
             name=escape(record.name),
         )
-        await turns.plan_deadlines(core, table, match)
+        await deadlines.plan_deadlines(core, table, match)
         entry = LogEntry(LogKind.UNREACHABLE, match.ply, seat, "blocked", by=Actor.SYSTEM)
-        timers = turns.timer_rows(core, table, match)
+        timers = deadlines.timer_rows(core, table, match)
         await core.storage.tables.save(
             table,
             expected_version=table.version,
@@ -43,4 +42,4 @@ async def player_unreachable(core: Core, table_id: int, seat: int) -> None:
             owe=[feed.group_table(core, table)],
             timers=timers,
         )
-    turns.wake(core, timers)
+    deadlines.wake(core, timers)

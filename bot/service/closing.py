@@ -2,7 +2,7 @@
 the group never saw (the bot may not write there), a lobby nobody starts, a match nobody plays.
 
 Expiry counts from the table's last change (``updated_at``); its timer is stored with every
-change of the table (``turns.timer_rows``) and again at a restart; when it comes early (the
+change of the table (``deadlines.timer_rows``) and again at a restart; when it comes early (the
 table changed since without storing it anew) it waits again for what is left.
 """
 
@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from html import escape
 
 from ..storage import Actor, LogEntry, LogKind, Owed, TableStatus
-from . import deadlines as turns  # (the module's old name, kept at the call sites)
-from . import feed
+from . import deadlines, feed
 from .core import Core
 from .people import chat_t, chat_title, user_t_by_id
 from .ports import Due
@@ -59,11 +58,11 @@ async def expire(core: Core, due: Due) -> None:
     table = await core.storage.tables.get(due.table_id)
     if table is None or not table.is_active:
         return
-    if table.updated_at + turns.expiry_period(core, table) > time.time():
+    if table.updated_at + deadlines.expiry_period(core, table) > time.time():
         # It changed since: wait for the rest.
-        timers = [turns.expiry_timer(core, table)]
+        timers = [deadlines.expiry_timer(core, table)]
         await core.storage.timers.put(table.id, timers)
-        turns.wake(core, timers)
+        deadlines.wake(core, timers)
         return
     t = await chat_t(core, table.chat_id)
     if table.status == TableStatus.LOBBY:

@@ -16,8 +16,7 @@ from kozel_rules.event import DealEnded, Event, MatchEnded
 from kozel_rules.match import Match
 
 from ..storage import Actor, LogEntry, LogKind, Owed, TableRecord, TableStatus
-from . import awarding, cup, match_feed
-from . import deadlines as turns  # (the module's old name, kept at the call sites)
+from . import awarding, cup, deadlines, match_feed
 from .change import Change
 from .core import Core
 from .finished_match import jsonable, match_record, waits
@@ -46,7 +45,7 @@ async def commit(
         table.seats[action.seat].active_at = time.time()
     if note:
         table.note = note
-    await turns.plan_deadlines(core, table, match)
+    await deadlines.plan_deadlines(core, table, match)
     table.match_state = match.to_json()
     entries = [LogEntry(LogKind.ACTION, match.ply, action.seat, str(action), by=by)]
     entries += _event_entries(match, events)
@@ -59,7 +58,7 @@ async def commit(
         finished = match_record(table, match, waits(table, logged))
     change = Change(events, actor=action.seat, answered=by is Actor.PERSON)
     owed = await match_feed.after_change(core, table, match, change, before)
-    timers = turns.timer_rows(core, table, match)
+    timers = deadlines.timer_rows(core, table, match)
     award = None
     if finished is not None:
         award = awarding.awarder(await chat_t(core, table.chat_id), table, match, owed)
@@ -77,7 +76,7 @@ async def commit(
     )
     core.keep_match(table, match)
     core.table_changed(table.id)
-    turns.wake(core, timers)
+    deadlines.wake(core, timers)
     if finished is not None:
         await _cup_goes_on(core, table)
     return events
@@ -118,7 +117,7 @@ async def save_change(
     """Save a change of a running match that is not a move (a start, a return, a removal),
     with what it owes, then wait for the next move."""
     owed = await match_feed.after_change(core, table, match, change)
-    timers = turns.timer_rows(core, table, match)
+    timers = deadlines.timer_rows(core, table, match)
     await core.storage.tables.save(
         table,
         expected_version=table.version,
@@ -128,4 +127,4 @@ async def save_change(
     )
     core.keep_match(table, match)
     core.table_changed(table.id)
-    turns.wake(core, timers)
+    deadlines.wake(core, timers)

@@ -33,8 +33,7 @@ from ..storage.cups import (
     cup_of_post,
     post_id,
 )
-from . import deadlines as turns  # (the module's old name, kept at the call sites)
-from . import feed, house_rules
+from . import deadlines, feed, house_rules
 from .core import Core
 from .cup_rounds import ROUNDS, SEATINGS, RoundResult, round_result, standings, winners
 from .people import chat_record, chat_t, remember, user_t
@@ -234,7 +233,7 @@ async def _open_round(
         body = _standings(t, cup, results, next_pairing=pairing)
     else:
         body = "\n".join([_head(t, cup), "", "▶️ " + pairing])
-    timers = turns.timer_rows(core, table)
+    timers = deadlines.timer_rows(core, table)
 
     async def link(conn: Conn, table_id: int) -> None:
         await core.storage.cups.link_round(conn, cup.id, round_no, table_id, forfeited)
@@ -249,7 +248,7 @@ async def _open_round(
     except ActiveTableExistsError:
         log.warning("cup %s: a table is open in its chat; round %s waits", cup.id, round_no)
         return False
-    turns.wake(core, timers)
+    deadlines.wake(core, timers)
     return True
 
 

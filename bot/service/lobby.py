@@ -30,8 +30,7 @@ from ..storage import (
     TableStatus,
     UserRecord,
 )
-from . import deadlines as turns  # (the module's old name, kept at the call sites)
-from . import feed, house_rules
+from . import deadlines, feed, house_rules
 from .change import Change
 from .commit import save_change
 from .core import Core
@@ -82,7 +81,7 @@ async def new_game(
             seats=seats,
             options=options.to_json(),
         )
-        timers = turns.timer_rows(core, table)
+        timers = deadlines.timer_rows(core, table)
         try:
             await core.storage.tables.create(
                 table, owe=[feed.lobby(table, renew=True)], timers=timers
@@ -93,7 +92,7 @@ async def new_game(
                 table, owe=[feed.lobby(table, renew=True)], timers=timers
             )
     core.wake_sender()
-    turns.wake(core, timers)
+    deadlines.wake(core, timers)
     await announce(core, table)
     return Reply()
 
@@ -287,7 +286,7 @@ async def start(core: Core, lobby: Lobby) -> Reply:
     # The lobby message becomes the table (an edit); a lobby still on its way is deleted
     # once it arrives (``deliver._lobby``).
     table.table_message_id, table.lobby_message_id = table.lobby_message_id, None
-    await turns.plan_deadlines(core, table, match)
+    await deadlines.plan_deadlines(core, table, match)
     now = time.time()
     for seat in table.seats:
         if seat.user_id is not None:

@@ -20,8 +20,7 @@ from ..render.choice import selection_hint
 from ..render.labels import cards_text
 from ..render.refusals import Refused
 from ..storage import Actor, LogEntry, LogKind, Priority
-from . import deadlines as turns  # (the module's old name, kept at the call sites)
-from . import feed
+from . import deadlines, feed
 from .change import Change
 from .commit import save_change
 from .core import Core
@@ -189,7 +188,7 @@ async def back(core: Core, s: Seat) -> Reply:
     record.timeouts = 0
     record.active_at = time.time()
     table.note = (await chat_t(core, table.chat_id))._("{name} is back.", name=escape(record.name))
-    await turns.plan_deadlines(core, table, match)
+    await deadlines.plan_deadlines(core, table, match)
     entry = LogEntry(LogKind.BACK, match.ply, s.seat, "back", by=Actor.PERSON)
     await save_change(core, table, match, Change(), log=[entry])
     return Reply(s.t._("Welcome back — it is your seat again."))

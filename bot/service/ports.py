@@ -55,7 +55,7 @@ class Due:
 
 
 class Scheduler(Protocol):
-    """Runs the stored timers (``turns.timer_rows``); the store holds them, so this is only a
+    """Runs the stored timers (``deadlines.timer_rows``); the store holds them, so this is only a
     hint: a timer was just stored, due at ``at``."""
 
     def wake_by(self, at: float) -> None:

@@ -20,8 +20,7 @@ from ..storage import (
     TableRecord,
     TableStatus,
 )
-from . import deadlines as turns  # (the module's old name, kept at the call sites)
-from . import feed, house_rules
+from . import deadlines, feed, house_rules
 from .core import Core
 from .nextgame import announce
 from .people import chat_title, remember, user_t
@@ -66,7 +65,7 @@ async def again(core: Core, press: Press) -> Reply:
             seed=random.SystemRandom().randrange(2**31),
         )
         copy_rules(finished, table)
-        timers = turns.timer_rows(core, table)
+        timers = deadlines.timer_rows(core, table)
         for attempt in range(TRIES):
             table.seats = await _seats(core, finished)
             lines = await _lines(core, table, press.person.first_name)
@@ -80,7 +79,7 @@ async def again(core: Core, press: Press) -> Reply:
             except ActiveTableExistsError:  # another worker opened a table here first
                 return await _newer(core, t, finished)
     core.wake_sender()
-    turns.wake(core, timers)
+    deadlines.wake(core, timers)
     await announce(core, table)
     return Reply(t._("Rematch! The new table is open in the group."))
 

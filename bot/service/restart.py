@@ -9,8 +9,7 @@ a table with no stored timer at all, from before they were stored, is given its 
 from __future__ import annotations
 
 from ..storage import TableStatus
-from . import cup
-from . import deadlines as turns  # (the module's old name, kept at the call sites)
+from . import cup, deadlines
 from .core import Core
 
 
@@ -27,14 +26,14 @@ async def resume_all(core: Core, *, alone: bool = True) -> int:
         match = core.match_of(table) if table.status == TableStatus.PLAYING else None
         if match is not None and any(seat.deadline is not None for seat in table.seats):
             # The downtime was the bot's, not the player's: their turn starts afresh.
-            await turns.plan_deadlines(core, table, match)
-            timers = turns.timer_rows(core, table, match, restart=True)
+            await deadlines.plan_deadlines(core, table, match)
+            timers = deadlines.timer_rows(core, table, match, restart=True)
             await core.storage.tables.save(table, expected_version=table.version, timers=timers)
         else:
             # Stored again: a database from before the timers were stored has none.
-            timers = turns.timer_rows(core, table, match, restart=True)
+            timers = deadlines.timer_rows(core, table, match, restart=True)
             await core.storage.timers.put(table.id, timers)
-        turns.wake(core, timers)
+        deadlines.wake(core, timers)
     await cup.resume(core)  # a cup whose match ended just before the stop
     core.wake_sender()
     return len(tables)

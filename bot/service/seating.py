@@ -9,8 +9,7 @@ from kozel_rules.variant import get_variant
 
 from ..i18n import Translator
 from ..storage import Actor, LogEntry, LogKind, SeatRecord, TableRecord
-from . import deadlines as turns  # (the module's old name, kept at the call sites)
-from . import feed
+from . import deadlines, feed
 from .core import Core
 from .people import chat_title
 from .ports import Person
@@ -21,7 +20,7 @@ async def save_lobby(core: Core, table: TableRecord, log_text: str) -> None:
     """Save a changed lobby; its message shows the change."""
     entry = LogEntry(LogKind.LOBBY, None, None, log_text, by=Actor.PERSON)
     owe = [feed.lobby(table)]
-    timers = turns.timer_rows(core, table)
+    timers = deadlines.timer_rows(core, table)
     await core.storage.tables.save(
         table, expected_version=table.version, log=[entry], owe=owe, timers=timers
     )

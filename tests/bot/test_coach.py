@@ -23,8 +23,7 @@ from service_fakes import (
 
 from bot.callback import Callback, Op
 from bot.service import analyses as analyses_module
-from bot.service import coach
-from bot.service import deadlines as turns
+from bot.service import coach, deadlines
 from bot.service.analyses import Analyses
 from bot.service.core import Core
 from bot.service.ports import ChatInfo, Person
@@ -48,7 +47,7 @@ async def first_deal_played(core: Core) -> TableRecord:
     table = await seat_four(core)
     for record in table.seats:
         record.away = True
-    timers = turns.timer_rows(core, table, core.match_of(table))
+    timers = deadlines.timer_rows(core, table, core.match_of(table))
     await core.storage.tables.save(table, expected_version=table.version, timers=timers)
     table = await reload(core, table)
     for _ in range(400):

@@ -26,8 +26,7 @@ from service_fakes import (
 
 from bot.callback import Op, encode_action, encode_card
 from bot.render.choice import sensible_plays
-from bot.service import deadlines as turns
-from bot.service import moves
+from bot.service import deadlines, moves
 from bot.service.core import Core
 from bot.service.restart import resume_all
 from bot.service.timer_loop import TimerRunner
@@ -161,7 +160,7 @@ async def test_a_player_who_blocked_the_bot_costs_one_refused_call_not_one_per_m
     for record in table.seats:
         record.away = True
     await core.storage.tables.save(
-        table, expected_version=table.version, timers=turns.timer_rows(core, table)
+        table, expected_version=table.version, timers=deadlines.timer_rows(core, table)
     )
     for _ in range(12):
         assert await fire_next(core)
