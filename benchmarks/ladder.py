@@ -28,10 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.screen import Screen
 from bot.service import awards, ladder
-from bot.service.core import Core, Settings
+from bot.service.core import Core
 from bot.service.ladder import StatsTarget
 from bot.service.ports import ChatInfo, Person
 from bot.service.rating import rate
+from bot.service.running_settings import Settings
 from bot.storage import (
     Awarding,
     ChatRecord,

@@ -64,7 +64,7 @@ async def measure(args: argparse.Namespace, folder: Path) -> None:
         """The running table, its match, the seat ``moving`` after the one to move, the
         person there (a new match when the last is over)."""
         fresh = await fakes.reload(core, tables[-1])
-        match = core.match_of(fresh)
+        match = core.matches.of(fresh)
         if match.is_over:
             tables.append(await fakes.seat_four(core))
             return await state(moving)

@@ -123,7 +123,7 @@ def _seated(table: TableRecord | None) -> list[tuple[int, str]]:
 
 async def _remove(core: Core, table_id: int, user_id: int, t: Translator) -> str:
     """Free the person's seat (lobby) or give it to a computer player (match); what to say."""
-    async with core.table_lock(table_id):
+    async with core.table_locks.hold(table_id):
         fresh = await core.storage.tables.get(table_id)
         if fresh is None or not fresh.is_active:
             return t._("There is no open table in this chat.")
@@ -163,7 +163,7 @@ async def _remove(core: Core, table_id: int, user_id: int, t: Translator) -> str
             feed.post(user_id, removed_screen(ut).text),
         ]
         record.hand_message_id = None
-        match = core.match_of(fresh)
+        match = core.matches.of(fresh)
         await save_change(core, fresh, match, Change(), log=[entry], extra=told)
     return t._("{name} was removed from the table.", name=name)
 
@@ -176,7 +176,7 @@ async def chat_migrated(core: Core, old_chat_id: int, new_chat_id: int) -> None:
     moving = await core.storage.tables.active_in_chat(old_chat_id)
     await core.storage.chats.migrate(old_chat_id, new_chat_id)
     for moved in moving:
-        async with core.table_lock(moved.id):
+        async with core.table_locks.hold(moved.id):
             table = await core.storage.tables.get(moved.id)
             if table is None or not table.is_active:
                 continue

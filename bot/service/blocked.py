@@ -15,7 +15,7 @@ from .retry import retry_stale
 @retry_stale
 async def player_unreachable(core: Core, table_id: int, seat: int) -> None:
     """A player blocked the bot: a computer plays for them, and the table says so."""
-    async with core.table_lock(table_id):
+    async with core.table_locks.hold(table_id):
         table = await core.storage.tables.get(table_id)
         if table is None or table.status != TableStatus.PLAYING:
             return
@@ -25,7 +25,7 @@ async def player_unreachable(core: Core, table_id: int, seat: int) -> None:
         if record.away:
             return
         record.away = True
-        match = core.match_of(table)
+        match = core.matches.of(table)
         t = await chat_t(core, table.chat_id)
         table.note = t._(
             "📵 I cannot reach {name} in private — a computer plays for them. "

@@ -33,7 +33,7 @@ async def close_table(
 ) -> bool:
     """Cancel a lobby or a running match, stop its timers and tell the players (and ``tell``
     what else is owed); False if it was closed already (or is no longer at ``version``)."""
-    async with core.table_lock(table_id):
+    async with core.table_locks.hold(table_id):
         table = await core.storage.tables.get(table_id)
         if table is None or not table.is_active:
             return False

@@ -44,7 +44,7 @@ async def ask(core: Core, table_id: int, person: Person, deal: int) -> Reply:
     if table is None or table.match_state is None:
         return Reply(t._("The record of that match is no longer kept."), alert=True)
     seat = seat_of_user(table, person.user_id)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     if seat is not None and deal > len(match.deal_results):
         return Reply(t._("That deal is not over yet."), alert=True)
     if seat is None or not played(match, seat, deal):
@@ -123,7 +123,7 @@ async def _review(
 @retry_stale
 async def _deliver(core: Core, table_id: int, user_id: int, review: DealReview) -> None:
     """Post the answer and log that it was given, in one save (at most once)."""
-    async with core.table_lock(table_id):
+    async with core.table_locks.hold(table_id):
         table = await core.storage.tables.get(table_id)
         if table is None or await _answered(core, table_id, user_id, review.deal):
             return

@@ -74,7 +74,7 @@ async def commit(
         owe=owed,
         timers=timers,
     )
-    core.keep_match(table, match)
+    core.matches.keep(table, match)
     core.table_changed(table.id)
     deadlines.wake(core, timers)
     if finished is not None:
@@ -125,6 +125,6 @@ async def save_change(
         owe=[*owed, *extra],
         timers=timers,
     )
-    core.keep_match(table, match)
+    core.matches.keep(table, match)
     core.table_changed(table.id)
     deadlines.wake(core, timers)

@@ -86,7 +86,7 @@ async def join(core: Core, press: Press) -> Reply:
         return Reply(t._("This button does not belong to this chat."), alert=True)
     if cup.player(press.person.user_id) is not None:
         if len(cup.players) == PLAYERS and not cup.rounds:  # its first match waits: try again
-            async with core.chat_lock(cup.chat_id):
+            async with core.chat_locks.hold(cup.chat_id):
                 if not await _open_round(core, await chat_t(core, cup.chat_id), cup, 1, []):
                     return Reply(_table_open(t), alert=True)
             core.wake_sender()
@@ -98,7 +98,7 @@ async def join(core: Core, press: Press) -> Reply:
         return Reply(url=f"https://t.me/{core.settings.bot_username}")
     gt = await chat_t(core, cup.chat_id)
     player = CupPlayer(len(cup.players), press.person.user_id, press.person.first_name)
-    async with core.chat_lock(cup.chat_id):
+    async with core.chat_locks.hold(cup.chat_id):
         try:
             future = replace(cup, players=[*cup.players, player])
             owe = [] if len(future.players) == PLAYERS else [_signup_post(gt, future)]
@@ -152,7 +152,7 @@ async def after_match(core: Core, table: TableRecord) -> None:
     for player in cup.players:
         if player.user_id in left:
             player.forfeited = True
-    async with core.chat_lock(cup.chat_id):
+    async with core.chat_locks.hold(cup.chat_id):
         if round_no < ROUNDS:
             await _open_round(core, t, cup, round_no + 1, results, forfeited=left)
         else:
@@ -266,7 +266,7 @@ async def _results(core: Core, cup: CupRecord) -> list[RoundResult]:
         table = await core.storage.tables.get(table_id)
         if table is None or table.status != TableStatus.FINISHED or table.match_state is None:
             continue
-        match = core.match_of(table)
+        match = core.matches.of(table)
         result = match.result
         if result is None:
             continue

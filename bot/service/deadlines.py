@@ -102,7 +102,7 @@ def timer_rows(
     if not table.is_active:
         return []
     if match is None and table.status == TableStatus.PLAYING:
-        match = core.match_of(table)
+        match = core.matches.of(table)
     # The expiry counts from the change being saved now; after a restart, from the last one.
     since = None if restart else time.time()
     return [*_waits(core, table, match), expiry_timer(core, table, since=since, restart=restart)]

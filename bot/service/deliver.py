@@ -79,11 +79,11 @@ async def _post(core: Core, item: Owed, screen: Screen, thread_id: int | None) -
     if item.message_id is not None:
         try:
             await core.messenger.edit(item.chat_id, item.message_id, screen)
-            core.remember_shown(item.chat_id, item.message_id, hash(screen))
+            core.shown.remember(item.chat_id, item.message_id, hash(screen))
         except MessageGone:
             pass
         else:
-            if core.unsure.pop((item.chat_id, item.message_id)) is None:
+            if not core.shown.settle(item.chat_id, item.message_id):
                 return []
             again = time.time() + LATE_EDIT
             return [
@@ -115,7 +115,7 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
     table = await core.storage.tables.get(table_id)
     if table is None or table.match_state is None:
         return []
-    match = core.match_of(table)
+    match = core.matches.of(table)
     view = match.view(None)
     if view.match_over and table.table_message_id is None:
         return []  # the last deal's result took the table's place; the match's result is last
@@ -126,7 +126,7 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
         )
     except Transient:
         if table.table_message_id is not None:  # the edit may yet land, late
-            core.unsure.put((table.chat_id, table.table_message_id), time.time())
+            core.shown.edit_failed(table.chat_id, table.table_message_id)
         raise
     except TopicGone:
         log.info("the topic of table %s is gone", table_id)
@@ -260,7 +260,7 @@ def _hand_rings(core: Core, table: TableRecord, seat: int, item: Owed) -> tuple[
     record = table.seats[seat]
     # A new hand message (with a notification) only while it is still their turn.
     my_turn = (
-        core.match_of(table).view(seat).to_move == seat
+        core.matches.of(table).view(seat).to_move == seat
         and not record.away
         and table.status == TableStatus.PLAYING
     )
@@ -277,7 +277,7 @@ async def _hand_screen(core: Core, table: TableRecord, seat: int, t: Translator)
     if table.status == TableStatus.CANCELLED:
         return hand_closed_screen(t, title)
     record = table.seats[seat]
-    match = core.match_of(table)
+    match = core.matches.of(table)
     hand = HandMessage(
         view=match.view(seat),
         seats=seat_infos(table, t),
@@ -340,16 +340,16 @@ async def _show(
     """Edit the message in place, or send a new one (returned) when asked to or it is gone."""
     look = hash(screen)
     if message_id is not None and not renew:
-        if core.is_shown(chat_id, message_id, look):
+        if core.shown.shows(chat_id, message_id, look):
             return None  # the same again: Telegram would refuse it ("not modified")
         try:
             await core.messenger.edit(chat_id, message_id, screen)
-            core.remember_shown(chat_id, message_id, look)
+            core.shown.remember(chat_id, message_id, look)
             return None
         except MessageGone:
             pass  # gone: a new one below
     sent = await core.messenger.send(chat_id, screen, notify=notify, thread_id=thread_id)
-    core.remember_shown(chat_id, sent, look)
+    core.shown.remember(chat_id, sent, look)
     return sent
 
 
@@ -362,7 +362,7 @@ async def _remember(core: Core, table_id: int, change: Callable[[TableRecord], N
 
 @retry_stale
 async def _store_message(core: Core, table_id: int, change: Callable[[TableRecord], None]) -> None:
-    async with core.table_lock(table_id):
+    async with core.table_locks.hold(table_id):
         fresh = await core.storage.tables.get(table_id)
         if fresh is not None:
             change(fresh)

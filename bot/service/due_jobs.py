@@ -26,11 +26,11 @@ async def fire(core: Core, due: Due) -> None:
     if due.kind is DueKind.EXPIRE:
         await closing.expire(core, due)
         return
-    async with core.table_lock(due.table_id):
+    async with core.table_locks.hold(due.table_id):
         table = await core.storage.tables.get(due.table_id)
         if table is None or table.status != TableStatus.PLAYING:
             return
-        match = core.match_of(table)
+        match = core.matches.of(table)
         if match.ply != due.ply:
             return
         if due.kind is DueKind.COMPUTER:

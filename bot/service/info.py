@@ -52,7 +52,7 @@ async def score(core: Core, chat: ChatInfo, person: Person) -> Reply:
     table = await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id)
     if table is None or table.match_state is None:
         return Reply(t._("No match is running in this chat. Start one with /newgame."))
-    match = core.match_of(table)
+    match = core.matches.of(table)
     screen = score_screen(
         t,
         view=match.view(None),

@@ -61,7 +61,7 @@ async def new_game(
     options = await house_rules.opening(core, t, record, variant, words)
     if isinstance(options, str):
         return Reply(options)  # a word that is not a house rule, or not now
-    async with core.chat_lock(chat.chat_id):
+    async with core.chat_locks.hold(chat.chat_id):
         if await core.storage.tables.active_for_chat(chat.chat_id, chat.thread_id) is not None:
             return Reply(
                 t._("A table is already open in this chat (see above). Finish or /cancel it first.")
@@ -151,7 +151,7 @@ def in_lobby(
                     t._("Only the player who opened the table or a chat admin can cancel it."),
                     alert=True,
                 )
-            async with core.table_lock(press.cb.table):
+            async with core.table_locks.hold(press.cb.table):
                 table = await core.storage.tables.get(press.cb.table)
                 if table is None or table.status != TableStatus.LOBBY:
                     return Reply(t._("This table is no longer open."), alert=True)
@@ -333,7 +333,7 @@ async def start_private(
         return gone
     if seat_of_user(table, person.user_id) is None and not await is_member(table.chat_id):
         return gone
-    async with core.table_lock(table.id):
+    async with core.table_locks.hold(table.id):
         table = await core.storage.tables.get(table.id)
         if table is None or table.status != TableStatus.LOBBY:
             return gone
@@ -360,7 +360,7 @@ async def _resend_hand(core: Core, user_id: int) -> None:
     table = await core.storage.tables.active_for_user(user_id)
     if table is None or table.status != TableStatus.PLAYING:
         return
-    async with core.table_lock(table.id):
+    async with core.table_locks.hold(table.id):
         fresh = await core.storage.tables.get(table.id)
         seat = None if fresh is None else seat_of_user(fresh, user_id)
         if fresh is None or seat is None:

@@ -115,7 +115,7 @@ def _turn_hand(core: Core, table: TableRecord, record: SeatRecord, change: Chang
     with a sound."""
     assert record.user_id is not None
     asked = change.actor != record.seat  # (a start is told apart before)
-    pressed = max(record.active_at or 0.0, core.pressed.peek(record.user_id) or 0.0)
+    pressed = max(record.active_at or 0.0, core.presses.last_pressed(record.user_id) or 0.0)
     idle = time.time() - pressed > core.settings.active_for
     renew = asked and idle and not record.away
     return hand(core, table, record.seat, urgency.seat_priority(to_move=True), renew=renew)

@@ -49,10 +49,10 @@ def seated(*, any_ply: bool = False, when_away: bool = False) -> Callable[[SeatC
     def wrap(case: SeatCase) -> PressCase:
         @retry_stale  # another worker moved the table on: the press is judged again
         async def run(core: Core, press: Press) -> Reply:
-            core.pressed.put(press.person.user_id, time.time())
+            core.presses.pressed(press.person.user_id, time.time())
             t = user_t(await remember(core, press.person, private=True))
             ply = None if any_ply else press.cb.version
-            async with core.table_lock(press.cb.table):
+            async with core.table_locks.hold(press.cb.table):
                 found = await find_seat(
                     core, press.cb.table, press.person.user_id, ply, when_away=when_away
                 )
@@ -142,9 +142,7 @@ async def toggle(core: Core, s: Seat) -> Reply:
     if stale and s.match.to_move != s.seat and (mine := _played_since(s)) is not None:
         # Their hand still shows the turn they have played (its edit waits for the next
         # change): the answer says the play, and the hand is shown now (owed once).
-        key = (s.table.id, s.seat)
-        if core.reshown.peek(key) != s.press.cb.version:
-            core.reshown.put(key, s.press.cb.version)
+        if core.presses.reshow_once(s.table.id, s.seat, s.press.cb.version):
             await feed.owe(core, [feed.hand(core, s.table, s.seat, Priority.PRESSER)])
         return played_already(s.t, mine)
     if tapped.refused is Refused.NOT_YET or (stale and s.match.to_move != s.seat):

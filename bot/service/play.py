@@ -61,7 +61,7 @@ async def find_seat(
     seat = seat_of_user(table, user_id)
     if seat is None:
         return Refused.NOT_SEATED
-    match = core.match_of(table)
+    match = core.matches.of(table)
     if table.seats[seat].away and not when_away:
         return Refused.AWAY
     if ply is not None and ply != match.ply:
@@ -74,7 +74,7 @@ async def find_seat(
 async def play(core: Core, table_id: int, user_id: int, ply: int, action: Action) -> Outcome:
     """The person's ``action`` chosen at ``ply``, played from their own seat (whatever seat
     the action names)."""
-    async with core.table_lock(table_id):
+    async with core.table_locks.hold(table_id):
         found = await find_seat(core, table_id, user_id, ply)
         if isinstance(found, Refused):
             return Outcome(action, found)

@@ -52,7 +52,7 @@ async def again(core: Core, press: Press) -> Reply:
     if finished.options and not await house_rules.options_allowed_now(core):
         return Reply(options_later_text(t), alert=True)
     chat_id, thread_id = finished.chat_id, finished.thread_id
-    async with core.chat_lock(chat_id):
+    async with core.chat_locks.hold(chat_id):
         if await core.storage.tables.newest_id(chat_id, thread_id) != finished.id:
             return await _newer(core, t, finished)
         table = TableRecord(

@@ -214,7 +214,7 @@ async def open_replay(
     t, table, seat = await _viewer(core, table_id, person, is_member)
     if table.match_state is None:
         raise NoReplay(t._("The record of that match is no longer kept."))
-    match = core.match_of(table)
+    match = core.matches.of(table)
     if not 1 <= deal <= len(match.deal_results):
         raise NoReplay(t._("That deal is not over yet."))
     replay = build(dict(table.match_state), deal)

@@ -23,7 +23,7 @@ async def resume_all(core: Core, *, alone: bool = True) -> int:
         timed = await core.storage.timers.tables()
         tables = [table for table in tables if table.id not in timed]
     for table in tables:
-        match = core.match_of(table) if table.status == TableStatus.PLAYING else None
+        match = core.matches.of(table) if table.status == TableStatus.PLAYING else None
         if match is not None and any(seat.deadline is not None for seat in table.seats):
             # The downtime was the bot's, not the player's: their turn starts afresh.
             await deadlines.plan_deadlines(core, table, match)

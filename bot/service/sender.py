@@ -169,7 +169,7 @@ class Sender:
             if chat_id not in self._claims:
                 # Another worker may have sent there meanwhile: what this one remembers of
                 # the chat's messages may be out of date.
-                self.core.forget_shown(chat_id)
+                self.core.shown.forget_chat(chat_id)
             self._claims[chat_id] = now + self.claim_seconds
 
     def _wanted(self, first: list[Owed], now: float) -> set[int]:

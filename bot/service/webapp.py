@@ -104,7 +104,7 @@ async def open_seat(
         raise NotSeated(t._("You have no seat at this table."))
     if table.match_state is None:
         raise NotSeated(t._("The match has not started yet."))
-    match = core.match_of(table)
+    match = core.matches.of(table)
     seats = seat_infos(table, t)
     deal = match.deal_results[-1] if match.deal_results else None
     result = match.result
@@ -220,7 +220,7 @@ async def tap_card(
         tapped, picked = Card.parse(card), _cards(chosen)
     except ValueError:
         return Tapped(Tap(refused=Refused.INVALID), refusal(t, Refused.INVALID))
-    async with core.table_lock(table_id):
+    async with core.table_locks.hold(table_id):
         found = await find_seat(core, table_id, person.user_id, ply)
     if isinstance(found, Refused):
         return Tapped(Tap(chosen=tuple(picked), refused=found), refusal(t, found))

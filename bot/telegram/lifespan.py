@@ -27,11 +27,12 @@ from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, get_translator
 from ..service import admin
 from ..service import due_jobs as timers  # the jobs a due timer runs
 from ..service.budget import Budget, Limits
-from ..service.core import Core, Settings
+from ..service.core import Core
 from ..service.lease import Lease, Workers, holder_id
 from ..service.reach import Reach
 from ..service.releases import announced
 from ..service.restart import resume_all
+from ..service.running_settings import Settings
 from ..service.timer_loop import TimerRunner
 from ..storage import SchemaError, Storage, StorageError, open_storage
 from ..web import metrics

@@ -16,10 +16,11 @@ from bot.callback import Callback, Op, encode_action
 from bot.screen import Screen
 from bot.service import due_jobs, lobby, moves
 from bot.service.budget import Budget, Limits
-from bot.service.core import Core, Settings
+from bot.service.core import Core
 from bot.service.feed import seating_key
 from bot.service.ports import ChatInfo, MessageGone, Person, TopicGone, Unreachable
 from bot.service.reply import Press, Reply
+from bot.service.running_settings import Settings
 from bot.service.sender import Sender
 from bot.service.timer_loop import TimerRunner
 from bot.storage import SqliteStorage, TableRecord, Timer
@@ -232,7 +233,7 @@ async def play_until(
     """Play the first legal move of every turn until the seat to move sees ``wanted``."""
     for _ in range(60):
         table = await reload(core, table)
-        match = core.match_of(table)
+        match = core.matches.of(table)
         seat = match.to_move
         assert seat is not None
         if wanted(match.view(seat)):

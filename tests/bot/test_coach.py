@@ -47,15 +47,15 @@ async def first_deal_played(core: Core) -> TableRecord:
     table = await seat_four(core)
     for record in table.seats:
         record.away = True
-    timers = deadlines.timer_rows(core, table, core.match_of(table))
+    timers = deadlines.timer_rows(core, table, core.matches.of(table))
     await core.storage.tables.save(table, expected_version=table.version, timers=timers)
     table = await reload(core, table)
     for _ in range(400):
-        if core.match_of(table).deal_results:
+        if core.matches.of(table).deal_results:
             break
         assert await fire_next(core)
         table = await reload(core, table)
-    assert core.match_of(table).deal_results
+    assert core.matches.of(table).deal_results
     await settle(core)
     return table
 
@@ -76,7 +76,7 @@ async def test_the_coach_answers_in_private_and_names_the_players_own_plays(
     await settle(core)
     new = [t for t in private_texts(messenger, ann) if t not in before]
     assert len(new) == 1 and new[0].startswith("🎓 <b>How you played in deal 1</b>")
-    match = core.match_of(await reload(core, table))
+    match = core.matches.of(await reload(core, table))
     seat = next(s.seat for s in table.seats if s.user_id == ann.user_id)
     mine = [
         Action.parse(a) for a in match.history[: _deal_end(match)] if Action.parse(a).seat == seat
@@ -149,11 +149,11 @@ async def test_a_review_of_deal_2_numbers_its_tricks_within_deal_2(
     mistakes and in her plays, lies within deal 2, and her plays are her own of deal 2."""
     table = await first_deal_played(core)
     for _ in range(400):
-        if len(core.match_of(table).deal_results) >= 2:
+        if len(core.matches.of(table).deal_results) >= 2:
             break
         assert await fire_next(core)
         table = await reload(core, table)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     assert len(match.deal_results) >= 2
     await settle(core)
     ann = PEOPLE[0]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import Config, ConfigError, help_text, markdown_table
-from bot.service.core import Settings
+from bot.service.running_settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "123456:AAHsecret-token-value"

@@ -43,7 +43,7 @@ async def test_a_lead_with_a_pair_shows_the_lead_button_and_plays_the_chosen_car
     core: Core, messenger: FakeMessenger
 ) -> None:
     table, seat = await play_until(core, await seat_four(core), lambda v: pair_lead(v) is not None)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     ply = match.ply
     first, second = pair_lead(match.view(seat)) or ()
     buttons = hand_buttons(core, messenger, table, seat)
@@ -57,7 +57,7 @@ async def test_a_lead_with_a_pair_shows_the_lead_button_and_plays_the_chosen_car
         core, press(table, Op.CONFIRM, PEOPLE[seat], version=ply, arg="lead")
     )
     assert early.text == "First tap the cards to play, then this button." and not early.alert
-    assert core.match_of(await reload(core, table)).ply == ply
+    assert core.matches.of(await reload(core, table)).ply == ply
 
     answers = []
     for card in (first, second):
@@ -73,7 +73,7 @@ async def test_a_lead_with_a_pair_shows_the_lead_button_and_plays_the_chosen_car
         core, press(table, Op.CONFIRM, PEOPLE[seat], version=ply, arg="lead")
     )
     assert played.text == f"Played: {both}"
-    after = core.match_of(await reload(core, table))
+    after = core.matches.of(await reload(core, table))
     assert after.history[-1] == f"{seat} lead {both}"
 
 
@@ -81,7 +81,7 @@ async def test_a_confirm_that_the_choice_does_not_allow_names_the_rule_and_chang
     core: Core,
 ) -> None:
     table, seat = await play_until(core, await seat_four(core), lambda v: pair_lead(v) is not None)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     ply = match.ply
     card = (pair_lead(match.view(seat)) or ())[0]
     tap = press(table, Op.TOGGLE, PEOPLE[seat], version=ply, arg=encode_card(card))
@@ -99,7 +99,7 @@ async def test_a_confirm_that_the_choice_does_not_allow_names_the_rule_and_chang
         core, press(table, Op.CONFIRM, PEOPLE[(seat + 1) % 4], version=ply, arg="lead")
     )
     assert not stranger.text.startswith("Played")
-    assert core.match_of(await reload(core, table)).ply == ply
+    assert core.matches.of(await reload(core, table)).ply == ply
 
 
 async def test_on_a_busy_evening_a_choice_waits_and_the_play_takes_its_place(
@@ -108,7 +108,7 @@ async def test_on_a_busy_evening_a_choice_waits_and_the_play_takes_its_place(
     table, seat = await play_until(core, await seat_four(core), lambda v: pair_lead(v) is not None)
     monkeypatch.setattr(core.budget, "busy", lambda: True)
     core.settings = dataclasses.replace(core.settings, hand_interval=4.0)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     ply = match.ply
     card = (pair_lead(match.view(seat)) or ())[0]
     tap = press(table, Op.TOGGLE, PEOPLE[seat], version=ply, arg=encode_card(card))
@@ -137,7 +137,7 @@ async def test_on_a_quiet_evening_a_choice_is_shown_at_once_with_its_own_buttons
     core: Core, messenger: FakeMessenger
 ) -> None:
     table, seat = await play_until(core, await seat_four(core), lambda v: pair_lead(v) is not None)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     first = (pair_lead(match.view(seat)) or ())[0]
     tap = press(table, Op.TOGGLE, PEOPLE[seat], version=match.ply, arg=encode_card(first))
     await moves.toggle(core, tap)

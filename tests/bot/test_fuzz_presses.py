@@ -146,7 +146,7 @@ async def would_change(core: Core, cb: Callback, person: Person) -> bool:
         return False
     if cb.op is Op.BACK:
         return table.seats[seat].away  # at any ply: the table moves on while they reach for it
-    match = core.match_of(table)
+    match = core.matches.of(table)
     if cb.version != match.ply or table.seats[seat].away:
         return False
     if cb.op is Op.ACT:
@@ -173,7 +173,7 @@ async def test_ten_thousand_untrusted_presses_change_nothing_and_all_are_answere
     tables = [t.id for t in await storage.tables.active()] + [table_id + 2]
     match_table = await storage.tables.get(table_id)
     assert match_table is not None
-    ply = core.match_of(match_table).ply
+    ply = core.matches.of(match_table).ply
     before = snapshot(storage.path)
     people = [*PEOPLE, *STRANGERS, *HOSTS]
     chats = [GROUP, OTHER, GONE, *(private(p) for p in people)]

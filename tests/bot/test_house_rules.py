@@ -162,7 +162,7 @@ async def test_start_plays_the_options_and_the_table_shows_them(
     assert (await lobby.start(core, start)).text == "The match begins!"
     await settle(core)
     table = await reload(core, table)
-    assert core.match_of(table).options == Options(goat_at=6)
+    assert core.matches.of(table).options == Options(goat_at=6)
     assert table.table_message_id is not None
     group = plain(messenger.messages[table.table_message_id].screen.text)
     assert "⚙️ match to 6" in group and "/6" in group and "/12" not in group
@@ -260,4 +260,4 @@ async def test_start_refuses_house_rules_changed_since_the_opener_looked(core: C
     assert (await reload(core, table)).status == TableStatus.LOBBY
     start = press(table, Op.START, ANN, version=table.version, arg=feed.seating_key(table))
     assert (await lobby.start(core, start)).text == "The match begins!"
-    assert core.match_of(await reload(core, table)).goat_at == 6
+    assert core.matches.of(await reload(core, table)).goat_at == 6

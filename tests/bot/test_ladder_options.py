@@ -11,8 +11,9 @@ from ladder_fixtures import teams
 from test_ladder_service import CLUB, OTHER, Quiet, person, plain
 
 from bot.service import ladder
-from bot.service.core import Core, Settings
+from bot.service.core import Core
 from bot.service.ladder import StatsTarget
+from bot.service.running_settings import Settings
 from bot.storage import SqliteStorage
 
 

@@ -13,11 +13,12 @@ from ladder_fixtures import free_for_all, teams
 from bot import callback
 from bot.screen import Screen
 from bot.service import ladder
-from bot.service.core import Core, Settings
+from bot.service.core import Core
 from bot.service.ladder import StatsTarget
 from bot.service.people import chat_record
 from bot.service.ports import ChatInfo, Person, Shared
 from bot.service.reply import Press, Reply
+from bot.service.running_settings import Settings
 from bot.storage import SqliteStorage, UserRecord
 
 CLUB = ChatInfo(-100, "Kozel club", is_private=False)

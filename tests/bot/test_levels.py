@@ -83,7 +83,7 @@ async def test_an_old_add_expert_button_changes_nothing(
         "➕🤖 expert", Callback(table.id, lobby_key(table), Op.ADD_COMPUTER, "expert").encode()
     )
     message.screen = Screen(message.screen.text, (*message.screen.buttons, (old_button,)))
-    core.forget_shown(GROUP.chat_id)
+    core.shown.forget_chat(GROUP.chat_id)
     for arg in ("expert", "grandmaster"):
         add = press(table, Op.ADD_COMPUTER, PEOPLE[0], version=lobby_key(table), arg=arg)
         answer = await lobby.add_computer(core, add)
@@ -125,5 +125,5 @@ async def test_a_table_stored_with_an_expert_still_plays(core: Core) -> None:
     experts = {s.seat for s in table.seats if s.ai_level == "expert"}
     for _ in range(12):
         assert await fire_next(core)
-    match = core.match_of(await reload(core, table))
+    match = core.matches.of(await reload(core, table))
     assert len(match.history) >= 8 and {int(a.split()[0]) for a in match.history} >= experts

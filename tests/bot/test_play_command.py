@@ -13,7 +13,7 @@ from kozel_rules import Rule
 
 async def test_an_action_is_made_or_refused_with_its_reason(core: Core) -> None:
     table = await seat_four(core)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     seat = match.to_move
     assert seat is not None
     other = (seat + 1) % 4
@@ -29,16 +29,16 @@ async def test_an_action_is_made_or_refused_with_its_reason(core: Core) -> None:
     # Another player sends the mover's action: it is played from their own seat, out of turn.
     refused = await play(core, table.id, them, match.ply, action)
     assert refused.refused is Rule.NOT_YOUR_TURN and refused.action.seat == other
-    async with core.table_lock(table.id):
+    async with core.table_locks.hold(table.id):
         fresh = await reload(core, table)
         fresh.seats[other].away = True
         await core.storage.tables.save(fresh, expected_version=fresh.version)
     assert await reason(table.id, them, match.ply) is Refused.AWAY
     table = await reload(core, table)
-    assert core.match_of(table).ply == match.ply  # nothing was played
+    assert core.matches.of(table).ply == match.ply  # nothing was played
 
     made = await play(core, table.id, me, match.ply, action)
     assert made.made and made.refused is None and made.action == action
-    assert core.match_of(await reload(core, table)).ply == match.ply + 1
+    assert core.matches.of(await reload(core, table)).ply == match.ply + 1
     again = await play(core, table.id, me, match.ply, action)
     assert again.refused is Refused.STALE

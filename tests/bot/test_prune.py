@@ -11,7 +11,8 @@ from storage_targets import Target
 from test_storage import match_record, new_table
 
 from bot.service import prune
-from bot.service.core import Core, Settings
+from bot.service.core import Core
+from bot.service.running_settings import Settings
 from bot.service.timer_loop import TimerRunner
 from bot.storage import (
     LogEntry,

@@ -37,7 +37,7 @@ from kozel_rules.view import SeatView
 
 
 def to_move(core: Core, table: TableRecord) -> int:
-    seat = core.match_of(table).to_move
+    seat = core.matches.of(table).to_move
     assert seat is not None
     return seat
 
@@ -57,7 +57,7 @@ async def test_a_timeout_plays_for_the_absent_player_and_twice_hands_the_seat_ov
     await fire(core, table.id, "timeout")
     await settle(core)
     table = await reload(core, table)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     assert match.ply == 1
     assert table.seats[first].timeouts == 1 and not table.seats[first].away
     actions = await core.storage.tables.log(table.id, LogKind.ACTION)
@@ -78,7 +78,7 @@ async def test_a_timeout_plays_for_the_absent_player_and_twice_hands_the_seat_ov
 async def test_a_stale_press_changes_nothing_and_refreshes_the_hand(core: Core) -> None:
     table = await seat_four(core)
     seat = to_move(core, table)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
     stale = press(table, Op.ACT, PEOPLE[seat], version=match.ply + 1, arg=encode_action(action))
 
@@ -86,13 +86,13 @@ async def test_a_stale_press_changes_nothing_and_refreshes_the_hand(core: Core) 
 
     assert answer.text == "That button is out of date — your cards have been updated."
     after = await reload(core, table)
-    assert after.version == table.version and core.match_of(after).ply == match.ply
+    assert after.version == table.version and core.matches.of(after).ply == match.ply
 
 
 async def test_presses_on_cards_that_are_not_yours_are_refused(core: Core) -> None:
     table = await seat_four(core)
     seat = to_move(core, table)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
     stranger = type(PEOPLE[0])(999, "Eve", None, "en")
     other = PEOPLE[(seat + 1) % 4]
@@ -107,7 +107,7 @@ async def test_presses_on_cards_that_are_not_yours_are_refused(core: Core) -> No
     assert refused.text == "These are not your cards." and refused.alert
     assert not_your_turn.alert  # the seat's own press of another seat's cards is illegal
     after = await reload(core, table)
-    assert after.version == table.version and core.match_of(after).ply == match.ply
+    assert after.version == table.version and core.matches.of(after).ply == match.ply
 
 
 async def test_a_player_who_blocked_the_bot_is_played_for_and_the_table_says_so(
@@ -115,7 +115,7 @@ async def test_a_player_who_blocked_the_bot_is_played_for_and_the_table_says_so(
 ) -> None:
     table = await seat_four(core)
     seat = to_move(core, table)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     action = next(a for a in match.legal_actions(seat) if a.verb is Verb.LEAD)
     following = (seat + 1) % 4
     messenger.unreachable.add(PEOPLE[following].user_id)
@@ -144,7 +144,7 @@ async def test_a_player_who_blocked_the_bot_costs_one_refused_call_not_one_per_m
 ) -> None:
     table = await seat_four(core)
     seat = to_move(core, table)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     action = next(a for a in match.legal_actions(seat) if a.verb is Verb.LEAD)
     following = (seat + 1) % 4
     blocked = PEOPLE[following].user_id
@@ -178,13 +178,13 @@ async def test_a_timer_stored_due_now_wakes_a_runner_that_sleeps_long(
     runner.poll = 60.0  # left alone, it would look again only in a minute
     table = await seat_four(core)
     seat = to_move(core, table)
-    action = next(a for a in core.match_of(table).legal_actions(seat) if a.verb is Verb.LEAD)
+    action = next(a for a in core.matches.of(table).legal_actions(seat) if a.verb is Verb.LEAD)
     following = (seat + 1) % 4
     messenger.unreachable.add(PEOPLE[following].user_id)
     looking = asyncio.create_task(runner.run())
     try:
         await asyncio.sleep(0.2)  # it looked: nothing is due, it sleeps
-        version = core.match_of(table).ply
+        version = core.matches.of(table).ply
         await moves.act(
             core, press(table, Op.ACT, PEOPLE[seat], version=version, arg=encode_action(action))
         )
@@ -240,7 +240,7 @@ async def test_a_tap_while_another_plays_is_answered_without_a_write_or_an_edit(
     core: Core, messenger: FakeMessenger
 ) -> None:
     table = await seat_four(core)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     seat = (to_move(core, table) + 1) % 4
     card = match.view(seat).hand[0]
     edits = sum(m.edits for m in messenger.messages.values())
@@ -270,7 +270,7 @@ async def test_a_tap_that_selects_says_the_selection_and_its_edit_waits_last(
         ]
 
     table, seat = await play_until(core, await seat_four(core), lambda v: bool(shared(v)))
-    match = core.match_of(table)
+    match = core.matches.of(table)
     card = shared(match.view(seat))[0]
     tap = press(table, Op.TOGGLE, PEOPLE[seat], version=match.ply, arg=encode_card(card))
     answer = await moves.toggle(core, tap)
@@ -290,7 +290,7 @@ async def test_a_trick_end_is_owed_to_the_group_at_once_and_first(core: Core) ->
     table = await seat_four(core)
     for _ in range(12):
         table = await reload(core, table)
-        match = core.match_of(table)
+        match = core.matches.of(table)
         seat = to_move(core, table)
         action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
         before = match.copy()
@@ -316,7 +316,7 @@ async def test_on_a_quiet_evening_a_players_own_play_shows_in_their_hand_at_once
 ) -> None:
     core.settings = dataclasses.replace(core.settings, hand_interval=4.0)
     table = await seat_four(core)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     seat = to_move(core, table)
     lead = next(a for a in match.legal_actions(seat) if a.verb is Verb.LEAD)
     cb = press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=encode_action(lead))
@@ -332,7 +332,7 @@ async def test_a_players_own_play_leaves_the_hand_to_the_next_change_and_a_tap_s
     monkeypatch.setattr(core.budget, "busy", lambda: True)  # a busy evening
     core.settings = dataclasses.replace(core.settings, hand_interval=4.0)
     table = await seat_four(core)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     seat = to_move(core, table)
     lead = next(a for a in match.legal_actions(seat) if a.verb is Verb.LEAD)
     shown_at = match.ply
@@ -367,7 +367,7 @@ async def test_a_players_own_play_leaves_the_hand_to_the_next_change_and_a_tap_s
     assert "Waiting for the others" in hand and "👉" not in hand
     # From the hand shown now, a tap is the usual "not your turn" (no write, no edit).
     fresh = press(
-        table, Op.TOGGLE, PEOPLE[seat], version=core.match_of(table).ply, arg=encode_card(card)
+        table, Op.TOGGLE, PEOPLE[seat], version=core.matches.of(table).ply, arg=encode_card(card)
     )
     assert (await moves.toggle(core, fresh)).text == "Not your turn yet."
 
@@ -380,14 +380,14 @@ async def test_a_play_that_brings_new_cards_shows_them_as_a_waiting_hand_would(
     table = await seat_four(core)  # street: a trick's end draws from the stock
     waits: list[float] = []
     for _ in range(8):
-        match = core.match_of(table)
+        match = core.matches.of(table)
         seat = to_move(core, table)
         action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
         before = match.view(seat).hand
         cb = press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=encode_action(action))
         assert (await moves.act(core, cb)).text.startswith("Played: ")
         table = await reload(core, table)
-        after = core.match_of(table)
+        after = core.matches.of(table)
         owed = await core.storage.outbox.due(time.time() + 60)
         row = next(o for o in owed if o.kind is OutboxKind.HAND and o.seat == seat)
         if after.to_move != seat:

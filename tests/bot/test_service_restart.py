@@ -14,7 +14,7 @@ async def test_a_restart_gives_the_player_to_move_a_full_turn(storage: SqliteSto
     messenger = FakeMessenger()
     core = make_core(storage, messenger)
     table = await seat_four(core, timer=60)
-    seat = core.match_of(table).to_move
+    seat = core.matches.of(table).to_move
     assert seat is not None
     # The bot was down for ten minutes: the stored deadline is long gone.
     table.seats[seat].deadline = 1.0

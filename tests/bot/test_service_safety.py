@@ -140,7 +140,7 @@ async def test_a_removed_player_keeps_their_result_and_cannot_cancel_or_sit_else
 
 async def test_choosing_a_card_writes_no_table_version(core: Core) -> None:
     table = await seat_four(core)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     seat = match.to_move
     assert seat is not None
     view = match.view(seat)

@@ -18,8 +18,9 @@ from storage_targets import Target
 from bot.screen import Screen
 from bot.service import due_jobs
 from bot.service.budget import Budget, Limits
-from bot.service.core import Core, Settings
+from bot.service.core import Core
 from bot.service.retry import retry_stale
+from bot.service.running_settings import Settings
 from bot.service.sender import Sender
 from bot.service.timer_loop import TimerRunner
 from bot.storage import (

@@ -86,8 +86,7 @@ async def test_deep_links_to_missing_tables_leave_nothing_and_strangers_learn_no
 
     async def member(chat_id: int) -> bool:
         # Asking Telegram takes a while: the table's lock must be free meanwhile.
-        held = core._locks.get(table.id)
-        assert held is None or not held.locked()
+        assert not core.table_locks.is_held(table.id)
         return chat_id == GROUP.chat_id
 
     answer = await lobby.start_private(core, stranger, f"j{table.id}", member)
@@ -122,8 +121,7 @@ async def test_cancel_asks_for_rights_outside_the_tables_lock(core: Core) -> Non
     table = await core.storage.tables.active_for_chat(GROUP.chat_id)
 
     async def admin_check() -> bool:
-        held = core._locks.get(table.id)
-        assert held is None or not held.locked()
+        assert not core.table_locks.is_held(table.id)
         return True
 
     cancel = Press(Callback(table.id, 0, Op.CANCEL), PEOPLE[2], GROUP, admin_check)

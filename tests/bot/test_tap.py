@@ -137,7 +137,7 @@ async def test_a_tap_on_a_card_that_cannot_be_played_says_which_rule_forbids_it(
     for _ in range(5):
         table = await seat_four(core, variant="ziege", deliver=False)
         for _ in range(40):
-            match = core.match_of(table)
+            match = core.matches.of(table)
             seat = match.to_move
             if seat is None:
                 break

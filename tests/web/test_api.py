@@ -110,7 +110,7 @@ async def test_a_player_gets_exactly_their_own_seat(
     core: Core, client: TestClient[web.Request, web.Application]
 ) -> None:
     table = await seat_four(core)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     for seat in range(4):
         data = await get_state(client, table, person_at(table, seat))
         state = data["state"]
@@ -130,7 +130,7 @@ async def test_missing_forged_stale_or_foreign_init_data_gets_401_and_changes_no
     core: Core, client: TestClient[web.Request, web.Application], storage: SqliteStorage
 ) -> None:
     table = await seat_four(core)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     seat = match.to_move
     assert seat is not None
     user = person_at(table, seat)
@@ -187,7 +187,7 @@ async def test_a_move_from_the_page_is_the_same_move_as_a_button(
     core: Core, client: TestClient[web.Request, web.Application], messenger: FakeMessenger
 ) -> None:
     table = await seat_four(core)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     seat = match.to_move
     assert seat is not None
     user = person_at(table, seat)
@@ -217,7 +217,7 @@ async def test_a_move_out_of_turn_or_malformed_is_refused(
     core: Core, client: TestClient[web.Request, web.Application]
 ) -> None:
     table = await seat_four(core)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     seat = match.to_move
     assert seat is not None
     other = (seat + 1) % 4
@@ -251,7 +251,7 @@ async def test_a_tap_in_the_page_follows_the_hands_tap_rule(
         return sorted(texts, key=lambda text: int(Card.parse(text)))
 
     table = await seat_four(core)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     seat = match.to_move
     assert seat is not None
     params, hand = {"table": table.id}, match.view(seat).hand
@@ -339,7 +339,7 @@ async def test_the_stream_pushes_every_move_by_anyone_at_once(
     assert first["ply"] == 0
     for _ in range(3):
         table = await reload(core, table)
-        match = core.match_of(table)
+        match = core.matches.of(table)
         seat = match.to_move
         assert seat is not None
         action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
@@ -359,7 +359,7 @@ async def test_a_watched_turn_is_told_in_the_page_not_by_a_new_message(
     async def next_turn(watch: bool) -> tuple[int, bool]:
         """Messages sent to the next player when their turn comes, and whether one rang."""
         table = await seat_four(core)
-        match = core.match_of(table)
+        match = core.matches.of(table)
         seat = match.to_move
         assert seat is not None
         action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
@@ -429,7 +429,7 @@ async def test_no_other_hand_and_no_face_down_card_of_another_seat_ever_reaches_
     watcher = 0
     for _ in range(24):  # six tricks' worth of moves, discards among them
         table = await reload(core, table)
-        match = core.match_of(table)
+        match = core.matches.of(table)
         if match.to_move is None:
             break
         seat = match.to_move
@@ -437,7 +437,7 @@ async def test_no_other_hand_and_no_face_down_card_of_another_seat_ever_reaches_
         action = next((a for a in legal if a.verb.is_face_down), legal[0])
         arg = encode_action(action)
         await moves.act(core, press(table, Op.ACT, PEOPLE[seat], version=match.ply, arg=arg))
-        match = core.match_of(await reload(core, table))
+        match = core.matches.of(await reload(core, table))
         state = (await get_state(client, table, PEOPLE[watcher].user_id))["state"]
         public = match.view(None)
         face_up = {
@@ -516,7 +516,7 @@ async def test_im_back_from_the_page(
     core: Core, client: TestClient[web.Request, web.Application]
 ) -> None:
     table = await seat_four(core)
-    async with core.table_lock(table.id):
+    async with core.table_locks.hold(table.id):
         fresh = await reload(core, table)
         fresh.seats[2].away = True
         await core.storage.tables.save(fresh, expected_version=fresh.version)
@@ -540,7 +540,7 @@ async def test_a_special_lead_has_its_own_control_also_out_of_turn(
     for _ in range(12):  # tables: some deal soon offers a molodka
         table = await seat_four(core, deliver=False)
         for _ in range(60):
-            match = core.match_of(table)
+            match = core.matches.of(table)
             if match.to_move is None:
                 break
             offers = [(s, a) for s in range(4) for a in match.legal_actions(s) if a.verb.is_special]
@@ -557,7 +557,7 @@ async def test_a_special_lead_has_its_own_control_also_out_of_turn(
         await closing.close_table(core, table.id, reason="next")
     assert found, "no special lead came up"
     table, offers = found
-    match = core.match_of(table)
+    match = core.matches.of(table)
     seat, special = next(((s, a) for s, a in offers if s != match.to_move), offers[0])
     state = (await get_state(client, table, person_at(table, seat)))["state"]
     specials = [a for a in state["actions"] if a["special"]]
@@ -595,7 +595,7 @@ async def play_moves(core: Core, table: TableRecord, count: int, *, face_down: b
     """``count`` moves by whoever is to move (face-down discards where allowed, if asked)."""
     for _ in range(count):
         table = await reload(core, table)
-        match = core.match_of(table)
+        match = core.matches.of(table)
         seat = match.to_move
         assert seat is not None
         legal = [a for a in match.legal_actions(seat) if not a.verb.is_special]
@@ -620,7 +620,7 @@ async def test_a_group_member_without_a_seat_watches_the_public_view(
         assert state["spectator"] is True and state["seat"] is None
         assert state["hand"] == [] and state["actions"] == [] and state["my_turn"] is False
         assert not any(seat["me"] or seat["partner"] for seat in state["seats"])
-        public = core.match_of(table).view(None)
+        public = core.matches.of(table).view(None)
         face_up = {
             str(c)
             for trick in (public.trick, public.last_trick)
@@ -658,7 +658,7 @@ async def test_a_spectator_is_pushed_every_move_but_cannot_move_or_mark_a_seat_w
     stream = await client.get("/api/events", params=params, headers=auth(WATCHER))
     assert (await read_state(stream))["spectator"] is True
     assert not any(core.live.is_watched(table.id, seat) for seat in range(4))  # turns still ring
-    match = core.match_of(table)
+    match = core.matches.of(table)
     seat = match.to_move
     assert seat is not None
     action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
@@ -688,9 +688,9 @@ async def test_a_finished_deal_shows_its_result_over_its_last_trick_until_the_ne
     core: Core, client: TestClient[web.Request, web.Application]
 ) -> None:
     table = await seat_four(core)
-    while core.match_of(table).deal_number == 1:
+    while core.matches.of(table).deal_number == 1:
         table = await play_moves(core, table, 1, face_down=False)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     result = match.deal_results[-1]
     # The deal's last trick: the last four actions (the lead and three answers; deal 2 has
     # seen no action yet).
@@ -711,7 +711,7 @@ async def test_a_finished_deal_shows_its_result_over_its_last_trick_until_the_ne
         winners = [p for p in trick["plays"] if p["top"]]
         assert [p["seat"] for p in winners] == [result.last_trick_seat]
     # The next deal's first trick taken: the result is no longer sent.
-    while not any(core.match_of(table).view(None).tricks_by_seat):
+    while not any(core.matches.of(table).view(None).tricks_by_seat):
         table = await play_moves(core, table, 1, face_down=False)
     assert (await get_state(client, table, PEOPLE[0].user_id))["state"]["deal_end"] is None
 
@@ -721,7 +721,7 @@ async def test_how_did_i_play_from_the_deals_result(
 ) -> None:
     core.analyses = Analyses(lambda: None)  # threads here; the bot runs a worker process
     table = await seat_four(core)
-    while core.match_of(table).deal_number == 1:
+    while core.matches.of(table).deal_number == 1:
         table = await play_moves(core, table, 1, face_down=False)
     user = PEOPLE[0].user_id
     assert (await get_state(client, table, user))["state"]["deal_end"]["coach"] is True
@@ -783,9 +783,9 @@ async def test_a_replay_steps_through_a_finished_deal_with_every_hand_open(
     taker, the running card points (they add up to the deal's), the hands before each trick
     and the stock; the coach's marks only on the asker's seat."""
     table = await seat_four(core)
-    while core.match_of(table).deal_number == 1:
+    while core.matches.of(table).deal_number == 1:
         table = await play_moves(core, table, 1, face_down=True)
-    match = core.match_of(table)
+    match = core.matches.of(table)
     result = match.deal_results[0]
     status, data = await get_replay(client, table, PEOPLE[1].user_id, 1)
     assert status == 200, data
@@ -828,7 +828,7 @@ async def test_a_replay_shows_nothing_of_a_deal_in_play_nor_to_a_stranger(
     table = await play_moves(core, table, 3, face_down=True)
     status, data = await get_replay(client, table, PEOPLE[0].user_id, 1)
     assert (status, data) == (403, {"error": "That deal is not over yet."})
-    while core.match_of(table).deal_number == 1:
+    while core.matches.of(table).deal_number == 1:
         table = await play_moves(core, table, 1, face_down=True)
     for deal in (2, 0, 99):
         status, data = await get_replay(client, table, PEOPLE[0].user_id, deal)
@@ -855,7 +855,7 @@ async def test_a_replay_shows_nothing_of_a_deal_in_play_nor_to_a_stranger(
 
 async def finish_match(core: Core, table: TableRecord) -> TableRecord:
     """Play on until the match is over."""
-    while core.match_of(table).to_move is not None:
+    while core.matches.of(table).to_move is not None:
         table = await play_moves(core, table, 1, face_down=False)
     assert table.status == TableStatus.FINISHED
     return table
@@ -869,9 +869,9 @@ async def test_the_coachs_marks_show_on_the_askers_seat_only(
     (The review is made up, so that the deal has a mistake whatever the cards.)"""
     core.analyses = Analyses(lambda: None)
     table = await seat_four(core)
-    while core.match_of(table).deal_number == 1:
+    while core.matches.of(table).deal_number == 1:
         table = await play_moves(core, table, 1, face_down=True)
-    history = core.match_of(table).history
+    history = core.matches.of(table).history
     anna = [i for i, text in enumerate(history) if Action.parse(text).seat == 0]
     mistakes = []
     for ply in (anna[-1], anna[1]):  # the biggest first, as the coach gives them
@@ -916,7 +916,7 @@ async def test_the_deals_result_leads_to_its_replay_in_the_chat_and_in_the_page(
     core: Core, client: TestClient[web.Request, web.Application], messenger: FakeMessenger
 ) -> None:
     table = await seat_four(core)
-    while core.match_of(table).deal_number == 1:
+    while core.matches.of(table).deal_number == 1:
         table = await play_moves(core, table, 1, face_down=False)
     await settle(core)
     link = f'<a href="https://t.me/kozel_bot/table?startapp=r{table.id}_1">▶️ Replay</a>'
@@ -944,7 +944,7 @@ async def test_a_hand_shown_in_the_page_is_not_edited_until_the_page_is_gone(
     played: list[str] = []
     for _ in range(12):  # three tricks: Ann's own moves and everyone else's
         table = await reload(core, table)
-        match = core.match_of(table)
+        match = core.matches.of(table)
         seat = match.to_move
         assert seat is not None
         action = next(a for a in match.legal_actions(seat) if not a.verb.is_special)
@@ -973,7 +973,7 @@ async def test_a_hand_shown_in_the_page_is_not_edited_until_the_page_is_gone(
         await asyncio.sleep(0.05)
         await settle(core)
     assert ann_hand.edits == before[0] + 1  # brought up to date once
-    held = core.match_of(await reload(core, table)).view(0).hand
+    held = core.matches.of(await reload(core, table)).view(0).hand
     shown = {b.text.strip("()★") for row in ann_hand.screen.buttons for b in row}
     assert {str(c) for c in held} <= shown and not set(played) & shown  # the hand she holds
     await asyncio.sleep(0.3)

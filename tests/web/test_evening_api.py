@@ -32,11 +32,11 @@ async def test_the_match_result_has_the_groups_moment_and_medals(
 ) -> None:
     table = await seat_four(core)
     for _ in range(2000):
-        if core.match_of(table).is_over:
+        if core.matches.of(table).is_over:
             break
         table = await play_moves(core, table, 1, face_down=True)
     table = await reload(core, table)
-    assert core.match_of(table).is_over
+    assert core.matches.of(table).is_over
     await settle(core)
     group = [
         plain(m.screen.text)
