@@ -14,11 +14,13 @@ from .change import Change
 from .closing import close_table
 from .commit import save_change
 from .core import Core
-from .people import chat_t, remember, seat_of_user, user_t, user_t_by_id
+from .people import remember
 from .ports import ChatInfo, Person
 from .reply import IsAdmin, Press, Reply
 from .retry import retry_stale
+from .seat_lookup import seat_of_user
 from .seating import renumber
+from .translators import chat_t, user_t, user_t_by_id
 
 log = logging.getLogger(__name__)
 

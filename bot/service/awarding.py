@@ -14,7 +14,7 @@ from ..render.achievements import awards_line
 from ..render.labels import SeatInfo
 from ..storage import Awarding, OutboxKind, Owed, PlayerPast, TableRecord
 from . import achievements, match_facts, match_feed
-from .people import seat_infos
+from .seat_lookup import seat_infos
 
 
 @dataclass

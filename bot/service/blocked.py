@@ -8,8 +8,8 @@ from html import escape
 from ..storage import Actor, LogEntry, LogKind, TableStatus
 from . import deadlines, feed
 from .core import Core
-from .people import chat_t
 from .retry import retry_stale
+from .translators import chat_t
 
 
 @retry_stale

@@ -11,9 +11,10 @@ from ..screen import Screen
 from ..storage import ChatRecord, TableStatus, UserRecord
 from . import feed, house_rules
 from .core import Core
-from .people import chat_record, chat_t, remember, translator_for, user_t
+from .people import chat_record, remember
 from .ports import ChatInfo, Person
 from .reply import Press, Reply
+from .translators import chat_t, translator_for, user_t
 
 TIMEOUTS = (0, 30, 60, 120, 300)  # the turn timer's choices, in seconds (0: off)
 

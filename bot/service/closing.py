@@ -16,9 +16,10 @@ from html import escape
 from ..storage import Actor, LogEntry, LogKind, Owed, TableStatus
 from . import deadlines, feed
 from .core import Core
-from .people import chat_t, chat_title, user_t_by_id
+from .people import chat_title
 from .ports import Due
 from .retry import retry_stale
+from .translators import chat_t, user_t_by_id
 
 log = logging.getLogger(__name__)
 

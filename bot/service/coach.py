@@ -22,10 +22,12 @@ from ..render.coach import review_text
 from ..storage import LogEntry, LogKind, Owed, TableRecord
 from . import feed
 from .core import Core
-from .people import chat_title, remember, seat_of_user, user_t, user_t_by_id
+from .people import chat_title, remember
 from .ports import Person
 from .reply import Press, Reply
 from .retry import retry_stale
+from .seat_lookup import seat_of_user
+from .translators import user_t, user_t_by_id
 
 log = logging.getLogger(__name__)
 

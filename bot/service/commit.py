@@ -20,8 +20,8 @@ from . import awarding, cup, deadlines, match_feed
 from .change import Change
 from .core import Core
 from .finished_match import jsonable, match_record, waits
-from .people import chat_t
 from .rating import rate
+from .translators import chat_t
 
 log = logging.getLogger(__name__)
 

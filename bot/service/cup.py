@@ -36,10 +36,11 @@ from ..storage.cups import (
 from . import deadlines, feed, house_rules
 from .core import Core
 from .cup_rounds import ROUNDS, SEATINGS, RoundResult, round_result, standings, winners
-from .people import chat_record, chat_t, remember, user_t
+from .people import chat_record, remember
 from .ports import ChatInfo, Person
 from .post_buttons import encode
 from .reply import Press, Reply
+from .translators import chat_t, user_t
 
 log = logging.getLogger(__name__)
 

@@ -32,9 +32,11 @@ from . import blocked, closing, cup, feed, house_rules, post_buttons, webapp
 from .admin import topic_gone
 from .coach import coach_button
 from .core import Core
-from .people import chat_t, chat_title, seat_infos, user_t
+from .people import chat_title
 from .ports import MessageGone, TopicGone, Transient, Unreachable
 from .retry import retry_stale, until_stored
+from .seat_lookup import seat_infos
+from .translators import chat_t, user_t
 
 log = logging.getLogger(__name__)
 

@@ -15,9 +15,9 @@ from ..turn_clock import MAX_TIMEOUTS
 from . import closing, deadlines, feed
 from .commit import commit
 from .core import Core
-from .people import chat_t
 from .ports import Due, DueKind
 from .retry import retry_stale
+from .translators import chat_t
 
 
 @retry_stale

@@ -21,8 +21,8 @@ from ..screen import Screen
 from ..storage import OutboxKind, Owed, Priority, TableRecord
 from . import house_rules
 from .core import Core
-from .people import seat_infos
 from .post_buttons import join_link as join_link  # where the lobby has always found it
+from .seat_lookup import seat_infos
 
 
 def seating_key(table: TableRecord) -> str:

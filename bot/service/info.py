@@ -8,9 +8,10 @@ from kozel_rules.variant import VARIANTS, Variant, get_variant
 from ..render.chat import help_screen, rules_screen, score_screen
 from . import house_rules
 from .core import Core
-from .people import seat_infos, translator_for
 from .ports import ChatInfo, Person
 from .reply import Press, Reply
+from .seat_lookup import seat_infos
+from .translators import translator_for
 
 
 async def show_help(core: Core, chat: ChatInfo, person: Person) -> Reply:

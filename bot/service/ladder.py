@@ -28,10 +28,11 @@ from ..storage import (
 )
 from . import cup, feed, partners
 from .core import Core
-from .people import chat_record, chat_t, remember, user_t
+from .people import chat_record, remember
 from .ports import ChatInfo, Person, Shared
 from .rating import rate
 from .reply import IsAdmin, Press, Reply
+from .translators import chat_t, user_t
 
 log = logging.getLogger(__name__)
 

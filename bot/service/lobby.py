@@ -35,11 +35,13 @@ from .change import Change
 from .commit import save_change
 from .core import Core
 from .nextgame import START_PAYLOAD, announce
-from .people import chat_record, chat_t, chat_title, remember, seat_of_user, user_t
+from .people import chat_record, chat_title, remember
 from .ports import ChatInfo, Person, Shared
 from .reply import IsMember, Press, Reply, nobody
 from .retry import retry_stale
+from .seat_lookup import seat_of_user
 from .seating import plays_elsewhere, renumber, save_lobby, seated_elsewhere, take_seat
+from .translators import chat_t, user_t
 
 
 @retry_stale

@@ -27,8 +27,9 @@ from . import match_facts, urgency
 from .change import Change
 from .core import Core
 from .feed import group_table, hand, post, replay_link
-from .people import chat_t, seat_infos
 from .post_buttons import encode
+from .seat_lookup import seat_infos
+from .translators import chat_t
 
 # How many ``hand_interval``s the hand of a player who has just played waits at most for its
 # next change when the bot is busy (about a trick at a human pace): one edit instead of two.

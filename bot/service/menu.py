@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from .core import Core
-from .people import remember, user_t
+from .people import remember
 from .reply import Press, Reply
+from .translators import user_t
 
 PressCase = Callable[[Core, Press], Awaitable[Reply]]
 

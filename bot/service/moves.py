@@ -24,11 +24,12 @@ from . import deadlines, feed
 from .change import Change
 from .commit import save_change
 from .core import Core
-from .people import chat_t, remember, user_t
+from .people import remember
 from .play import Seated, answer, find_seat, make, play, refusal
 from .reply import Press, Reply
 from .retry import retry_stale
 from .tap import tap
+from .translators import chat_t, user_t
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,11 @@ from ..screen import Button, Screen
 from ..storage import Owed, Priority, TableRecord, UserRecord
 from . import feed
 from .core import Core
-from .people import chat_record, chat_t, chat_title, remember, user_t
+from .people import chat_record, chat_title, remember
 from .ports import ChatInfo, Person
 from .post_buttons import encode
 from .reply import Press, Reply
+from .translators import chat_t, user_t
 
 START_PAYLOAD = "n"  # /start n: the private chat is open now, word can come
 

@@ -23,9 +23,9 @@ from ..storage import Actor, Priority, TableRecord, TableStatus
 from . import feed
 from .commit import commit
 from .core import Core
-from .people import seat_of_user
 from .reply import Reply
 from .retry import retry_stale
+from .seat_lookup import seat_of_user
 
 
 @dataclass(frozen=True)

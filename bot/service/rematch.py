@@ -23,10 +23,11 @@ from ..storage import (
 from . import deadlines, feed, house_rules
 from .core import Core
 from .nextgame import announce
-from .people import chat_title, remember, user_t
+from .people import chat_title, remember
 from .post_buttons import encode
 from .reply import Press, Reply
 from .retry import retry_stale
+from .translators import user_t
 
 TRIES = 3  # seatings tried when people sit down elsewhere meanwhile
 

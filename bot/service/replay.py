@@ -33,9 +33,11 @@ from ..storage import LogKind, TableRecord, TableStatus
 from . import match_feed
 from .core import Core
 from .errors import ServiceError
-from .people import chat_title, seat_infos, seat_of_user, user_t
+from .people import chat_title
 from .ports import Person
 from .reply import IsMember, nobody
+from .seat_lookup import seat_infos, seat_of_user
+from .translators import user_t
 
 
 class NoReplay(ServiceError):

@@ -13,9 +13,9 @@ from ..render.status import status_screen
 from ..storage import StorageUnavailable
 from ..storage.facts import Snapshot
 from .core import Core
-from .people import translator_for
 from .ports import ChatInfo, Person
 from .reply import Reply
+from .translators import translator_for
 
 ASK_FOR = 3.0  # seconds the database has to answer (a scrape must not hang)
 HOUR = 3600.0

@@ -24,12 +24,14 @@ from . import awarding, feed, match_feed, moves
 from .core import Core
 from .errors import ServiceError
 from .gate import AdminCache
-from .people import chat_title, remember, seat_infos, seat_of_user, user_t
+from .people import chat_title, remember
 from .play import answer, find_seat, play, refusal
 from .ports import ChatInfo, Person
 from .reply import IsMember, Press, Reply, nobody
 from .retry import retry_stale
+from .seat_lookup import seat_infos, seat_of_user
 from .tap import Tap, tap
+from .translators import user_t
 
 GroupMember = Callable[[int, int], Awaitable[bool | None]]
 """Is the user (second) in the group (first)? None: Telegram could not say. A Telegram call."""

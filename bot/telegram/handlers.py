@@ -22,9 +22,10 @@ from .. import callback
 from ..screen import Screen, fit_html, fit_plain, plain
 from ..service import admin, chat_settings, cup, info, lobby, nextgame, status
 from ..service.core import Core
-from ..service.people import remember, user_t
+from ..service.people import remember
 from ..service.ports import ChatInfo, Person, Shared
 from ..service.reply import IsAdmin, IsMember, Press, Reply
+from ..service.translators import user_t
 from ..service.webapp import GroupMember
 from ..storage import StorageUnavailable
 from .io import markup
