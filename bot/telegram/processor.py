@@ -13,7 +13,6 @@ to Telegram from the answers everybody else waits for.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -41,6 +40,7 @@ class FairProcessor(BaseUpdateProcessor):
         super().__init__(SLOTS)
         self.gate = gate
         self.refused = 0  # presses and commands refused so far (logs, tests)
+        self.unanswered = 0  # refused presses not answered (the bot was far behind)
         self._refusals: asyncio.Queue[tuple[float, CallbackQuery]] | None = None
         self._answerers: list[asyncio.Task[None]] = []
 
@@ -70,8 +70,10 @@ class FairProcessor(BaseUpdateProcessor):
     def _refuse(self, query: CallbackQuery) -> None:
         if self._refusals is None:
             return  # not running
-        with contextlib.suppress(asyncio.QueueFull):  # a flood beyond any person's pace
+        try:
             self._refusals.put_nowait((time.monotonic(), query))
+        except asyncio.QueueFull:  # a flood beyond any person's pace
+            self._left_unanswered()
 
     async def initialize(self) -> None:
         self._refusals = asyncio.Queue(WAITING)
@@ -91,8 +93,13 @@ class FairProcessor(BaseUpdateProcessor):
         assert self._refusals is not None
         while True:
             at, query = await self._refusals.get()
-            if time.monotonic() - at < ANSWERABLE:
-                await _slow_down(query)
+            # Too old for Telegram to take an answer (its app stopped spinning), or refused.
+            if time.monotonic() - at >= ANSWERABLE or not await _slow_down(query):
+                self._left_unanswered()
+
+    def _left_unanswered(self) -> None:
+        self.unanswered += 1
+        log.debug("refused presses left unanswered: %d", self.unanswered)
 
 
 def _gated_user(update: object) -> int | None:
@@ -106,7 +113,7 @@ def _gated_user(update: object) -> int | None:
     return update.effective_user.id
 
 
-async def _slow_down(query: CallbackQuery) -> None:
+async def _slow_down(query: CallbackQuery) -> bool:
     # The user's own setting would cost a database read: Telegram's language is free.
     t = get_translator(negotiate(query.from_user.language_code))
     try:
@@ -116,6 +123,8 @@ async def _slow_down(query: CallbackQuery) -> None:
         await query.answer(text, cache_time=SLOW_DOWN_CACHE)
     except TelegramError as err:
         log.debug("could not ask %s to slow down: %s", query.from_user.id, err)
+        return False
+    return True
 
 
 def _close(coroutine: Awaitable[Any]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 
 import pytest
@@ -51,6 +52,12 @@ async def press_until(
         if answer.text == text or time.monotonic() > deadline:
             return answer
         await asyncio.sleep(0.5)
+
+
+def left_unanswered(log: str) -> int:
+    """Refused presses the bot says it left unanswered, too old for Telegram to take."""
+    said = re.findall(r"refused presses left unanswered: (\d+)", log)
+    return int(said[-1]) if said else 0
 
 
 async def settings_menu(fake: FakeTelegram, user: SimUser, group: SimGroup) -> StoredMessage:
@@ -129,14 +136,17 @@ async def test_a_flood_of_presses_does_not_slow_another_table(
     assert not any("Not so fast" in (p.answer.text or "") for p in vera_presses if p.answer)
     fred_presses = [p for p in fake.press_log[start:] if p.user_id == fred.id]
     assert len(fred_presses) == 800
+
     # Every press got an answer (an answer is free of Telegram's limits): most of them the
-    # refusal, and none of those cost the bot any work. How many were worked on is Fred's
-    # fair share of the time the flood took (longer on a loaded machine: more allowed).
-    await fake.wait_for(
-        lambda: all(p.answered_at is not None for p in fred_presses),
-        timeout=WAIT,
-        what="an answer to every one of Fred's presses",
-    )
+    # refusal, and none of those cost the bot any work. A starved machine may fall more than
+    # Telegram's 15 s behind on refusals: those the bot counts and skips, and no other.
+    # How many were worked on is Fred's fair share of the time the flood took (longer on a
+    # loaded machine: more allowed).
+    def accounted() -> bool:
+        answered = sum(p.answered_at is not None for p in fred_presses)
+        return answered + left_unanswered(bot.log_text()) == len(fred_presses)
+
+    await fake.wait_for(accounted, timeout=WAIT, what="an answer to each of Fred's presses")
     answers = [p.answer.text for p in fred_presses if p.answer is not None]
     worked = sum(SLOW_DOWN not in (text or "") for text in answers)
     print(f"{worked} of Fred's 800 presses worked on in {flooded_for:.1f} s")
@@ -246,12 +256,13 @@ async def test_a_flood_through_the_webhook_is_refused_like_a_polled_one(
     took = time.monotonic() - began
     presses = fake.press_log[start:]
     unanswered = sum(p.answer is None for p in presses)
+    skipped = left_unanswered(bot.log_text())  # too old to answer: a starved machine's
     texts = [p.answer.text or "" for p in presses if p.answer is not None]
     worked = sum(not text.startswith(SLOW_DOWN) for text in texts)
     # A burst, then so many a second: what a person's fair share allows (and a little slack).
     limit = allowed(took)
     print(f"{worked} of 400 presses worked on in {took:.1f} s, {unanswered} unanswered")
-    assert unanswered == 0 and worked <= limit, (
+    assert unanswered == skipped and worked <= limit, (
         f"{worked} of 400 presses worked on in {took:.1f} s (allowed {limit:.0f}), "
         f"{unanswered} unanswered"
     )

@@ -308,7 +308,8 @@ async def test_two_webhook_workers_are_replaced_by_this_release_during_play(
         chat = table.group.id
         steps = [phase.get(chat, 0) for phase in moved]
         if not table.match_over() and any(b <= a for a, b in itertools.pairwise(steps)):
-            problems.append(f"{name}: stalled: moves after each phase {steps}")
+            seen = stall(db, table, person)
+            problems.append(f"{name}: stalled: moves after each phase {steps}; {seen}")
     twice = rows(
         db,
         "SELECT table_id, ply, count(*) FROM table_log WHERE kind = 'action' "
@@ -331,6 +332,18 @@ async def test_two_webhook_workers_are_replaced_by_this_release_during_play(
     print(summary)
     assert problems == [], summary
     assert played > 0, summary
+
+
+def stall(db: str, table: TimedTable, person: SimUser) -> str:
+    """What a stalled table looks like, to tell a lost message from a stuck match."""
+    (state,) = rows(db, "SELECT status, id FROM game_tables WHERE chat_id = ?", (table.group.id,))
+    table_id = state[1]
+    timers = rows(db, "SELECT slot, kind, ply, seat, claimed_by FROM timers WHERE table_id = ?",
+                  (table_id,))  # fmt: skip
+    owed = rows(db, "SELECT kind, chat_id FROM outbox WHERE table_id = ?", (table_id,))
+    last = [(m.text or "").split("\n")[0][:60] for m in table.server.messages(table.group)[-3:]]
+    hand = [(m.text or "")[-120:] for m in table.server.messages(person)[-1:]]
+    return f"status {state[0]}, timers {timers}, owed {owed}, group ends {last}, hand {hand}"
 
 
 # ------------------------------------------------------------------ polling: one at a time
