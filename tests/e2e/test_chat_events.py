@@ -19,7 +19,7 @@ pytestmark = pytest.mark.e2e
 async def table_of_two(
     fake: FakeTelegram, bot_process: BotProcessFactory
 ) -> tuple[Table, list[SimUser], BotProcess]:
-    return await open_table(fake, bot_process, ("Anna", "Boris", "Vera"), "moscow", seated=2)
+    return await open_table(fake, bot_process, ("Anna", "Boris", "Vera"), "moscow goat=6", seated=2)
 
 
 async def test_one_table_per_group_and_one_seat_per_person(

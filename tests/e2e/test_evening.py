@@ -33,7 +33,7 @@ async def test_a_first_match_earns_a_medal_in_its_result_and_in_stats(
     club = fake.add_group("Kozel club", [anna], admins=[anna])
     table = Table(fake, club)
     await table.start_private(anna)
-    await table.open(anna, "street")
+    await table.open(anna, "street goat=6")
     for level in ("random", "random", "random"):
         await table.add_computer(anna, level)
     await table.start(anna)
@@ -205,7 +205,7 @@ async def test_the_medal_and_the_moment_speak_the_chats_language(
     await anna.send(club, "/language")
     menu = await fake.wait_for_message(club, lambda m: bool(m.buttons), since=mark)
     await anna.press_button(club, menu.message_id, contains="Русский")
-    await table.open(anna, "street")
+    await table.open(anna, "street goat=6")
     for level in ("random", "random", "random"):
         await table.add_computer(anna, level)
     await table.start(anna)

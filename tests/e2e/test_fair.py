@@ -281,7 +281,7 @@ async def test_four_people_tapping_as_fast_as_the_bot_answers_play_a_whole_match
     table = Table(fake, group)
     for person in people:
         await table.start_private(person)
-    await table.open(people[0], "ziege")
+    await table.open(people[0], "ziege goat=6")
     for person in people[1:]:
         await table.join(person)
     await table.start(people[0])

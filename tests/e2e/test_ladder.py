@@ -125,7 +125,7 @@ async def test_real_matches_in_two_groups_make_two_ladders(
         (second, gleb, ("basic", "random", "basic")),
     ):
         await table.start_private(user)
-        await table.open(user, "street")
+        await table.open(user, "street goat=6")
         for level in levels:
             await table.add_computer(user, level)
     await asyncio.gather(first.start(anna), second.start(gleb))

@@ -6,16 +6,26 @@ import pytest
 from fakebot.fixtures import BotProcessFactory
 from fakebot.server import FakeTelegram
 
-from .driver import BOTH_BACKENDS, ENV_FAST, Table, leaked_cards, table_log
+from .driver import ENV_FAST, Table, leaked_cards, table_log
 
-pytestmark = [pytest.mark.e2e, BOTH_BACKENDS]
+pytestmark = pytest.mark.e2e
 
 NAMES = ("Anna", "Boris", "Vera", "Gleb")
 
 
+# Every variant and number of players once, each store more than once (not every pair: the
+# storage tests run every query on both stores, and many tests here play on each).
 @pytest.mark.parametrize(
-    ("variant", "players"),
-    [("ziege", 4), ("street", 4), ("moscow", 2), ("moscow", 3), ("moscow", 4)],
+    ("variant", "players", "bot_database"),
+    [
+        ("ziege", 4, "postgres"),
+        ("street", 4, "sqlite"),
+        ("moscow", 2, "sqlite"),
+        ("moscow", 3, "postgres"),
+        ("moscow", 4, "sqlite"),
+        ("moscow", 4, "postgres"),
+    ],
+    indirect=["bot_database"],
 )
 async def test_a_whole_match_played_by_people(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory, variant: str, players: int

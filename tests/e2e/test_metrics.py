@@ -66,7 +66,7 @@ async def test_metrics_after_a_short_match(
     table = Table(fake_telegram, group)
     for user in users:
         await table.start_private(user)
-    await table.open(users[0], "moscow")
+    await table.open(users[0], "moscow goat=6")
     await table.join(users[1])
     await table.add_computer(users[0])
     fake_telegram.inject_error("sendMessage", 429, retry_after=1)  # one flood answer

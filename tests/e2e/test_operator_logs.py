@@ -28,7 +28,7 @@ async def play_a_match(fake: FakeTelegram, bot: BotProcess) -> Table:
     table = Table(fake, group)
     for user in users:
         await table.start_private(user)
-    await table.open(users[0], "moscow")
+    await table.open(users[0], "moscow goat=6")
     await table.join(users[1])
     await table.start(users[0])
     await table.play(users)

@@ -144,7 +144,7 @@ async def test_a_429_storm_and_network_errors_delay_messages_but_lose_none(
     table = await computer_match(fake_telegram, bot)
     group = table.group.id
     for method in ("sendMessage", "editMessageText", "deleteMessage"):
-        fake_telegram.inject_error(method, 429, retry_after=1, times=15)
+        fake_telegram.inject_error(method, 429, retry_after=1, times=6)
         fake_telegram.inject_error(method, 500, times=4, when=lambda p: int(p["chat_id"]) == group)
     await wait_until("the match to end", lambda: is_over(bot.db), timeout=180)
     await wait_until(

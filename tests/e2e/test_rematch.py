@@ -34,7 +34,7 @@ async def a_finished_match(
 ) -> tuple[Table, list[SimUser]]:
     """Anna against a computer (moscow, two seats) played to the end; Boris and Vera look on."""
     table, users, _ = await open_table(
-        fake, bot_process, ("Anna", "Boris", "Vera"), "moscow", seated=1, env=ENV_FAST
+        fake, bot_process, ("Anna", "Boris", "Vera"), "moscow goat=6", seated=1, env=ENV_FAST
     )
     await table.add_computer(users[0])
     await table.start(users[0])

@@ -27,7 +27,7 @@ async def street_table(
     fake: FakeTelegram, bot_process: BotProcessFactory
 ) -> tuple[Table, list[SimUser], BotProcess]:
     names = ("Anna", "Boris", "Vera", "Gleb")
-    table, users, bot = await open_table(fake, bot_process, names, "street", seated=4)
+    table, users, bot = await open_table(fake, bot_process, names, "street goat=6", seated=4)
     await table.start(users[0])
     return table, users, bot
 

@@ -155,7 +155,7 @@ async def test_the_kick_menu_removes_anyone_seated_and_their_seat_reads_right(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
     table, users, _ = await open_table(
-        fake_telegram, bot_process, ("Anna", "Boris", "Vera"), "street", seated=3
+        fake_telegram, bot_process, ("Anna", "Boris", "Vera"), "street goat=6", seated=3
     )
     anna, boris, _vera = users
 
