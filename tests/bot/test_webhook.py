@@ -336,7 +336,7 @@ async def test_a_port_in_use_ends_the_bot_with_one_clear_line(
             KOZEL_BOT_TOKEN=TEST_TOKEN,
             KOZEL_BOT_API_URL=fake_telegram.url,
             KOZEL_DB=str(tmp_path / "kozel.sqlite3"),
-            KOZEL_LOG_LEVEL="WARNING",
+            KOZEL_LOG_LEVEL="INFO",
             KOZEL_WEBHOOK_URL=f"http://127.0.0.1:{port}/hook",
             KOZEL_WEBHOOK_SECRET=SECRET,
             KOZEL_LISTEN=f"127.0.0.1:{port}",
@@ -346,7 +346,12 @@ async def test_a_port_in_use_ends_the_bot_with_one_clear_line(
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bot", env=env, stderr=asyncio.subprocess.PIPE
         )
-        _, err = await asyncio.wait_for(proc.communicate(), 60)
+        try:
+            _, err = await asyncio.wait_for(proc.communicate(), 60)
+        except TimeoutError:
+            proc.kill()
+            said = await proc.stderr.read() if proc.stderr else b""
+            pytest.fail(f"the bot did not end in 60 s; it said:\n{said.decode()}")
     assert proc.returncode == 2, err.decode()
     lines = err.decode().strip().splitlines()
     assert not any("Traceback" in line for line in lines), err.decode()
