@@ -19,6 +19,7 @@ from .errors import ServiceError
 from .releases import previous_release_alive
 
 _SETTINGS_KEY = "options"  # in ChatRecord.settings: {variant: Options.to_json()}
+READ_SINCE = 31  # the first release that plays a table's options (v0.30 plays the defaults)
 
 
 class BadOption(ServiceError, ValueError):
@@ -117,4 +118,4 @@ async def for_variant(core: Core, table: TableRecord, variant: Variant) -> dict[
 async def options_allowed_now(core: Core) -> bool:
     """Whether a table with options other than the defaults may be opened now: every worker
     that may take its updates has to play them (an older release would play the defaults)."""
-    return not await previous_release_alive(core.storage)
+    return not await previous_release_alive(core.storage, release=READ_SINCE)

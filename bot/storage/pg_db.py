@@ -14,7 +14,9 @@ SQLite.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -40,6 +42,10 @@ if TYPE_CHECKING:
 
 ONE_ACTIVE_INDEX = "game_tables_one_active_per_topic"
 ONE_SEAT_INDEX = "seats_one_active_seat"
+
+log = logging.getLogger(__name__)
+
+CLOSE_WITHIN = 5.0  # seconds a closing pool waits for its connections to be given back
 
 
 RESYNC = 60.0  # seconds between two readings of the server's clock
@@ -131,10 +137,17 @@ class PgDatabase:
             return await apply_pg_migrations(conn)
 
     async def close(self) -> None:
-        """Close the pool (waiting for running transactions first). Safe to call twice."""
+        """Close the pool, waiting up to ``CLOSE_WITHIN`` seconds for running transactions;
+        then cut what is left (a stop must end before the supervisor's SIGKILL, and a
+        connection never given back would hold it for ever). Safe to call twice."""
         pool, self._pool = self._pool, None
-        if pool is not None:
-            await pool.close()
+        if pool is None:
+            return
+        try:
+            await asyncio.wait_for(pool.close(), CLOSE_WITHIN)
+        except TimeoutError:
+            log.warning("database connections still busy after %g s: cut", CLOSE_WITHIN)
+            pool.terminate()
 
     @property
     def is_closed(self) -> bool:

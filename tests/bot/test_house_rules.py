@@ -95,9 +95,9 @@ async def test_a_bad_option_opens_nothing_and_says_what_is_allowed(core: Core) -
 
 
 async def test_options_wait_while_old_workers_may_play(core: Core) -> None:
-    """A worker of the previous release (which would play the defaults) is alive: house rules
-    wait; once it is gone they open."""
-    await core.storage.releases.announce("old-worker", RELEASE - 1, "v0.old", 60)
+    """A worker of a release that would play the defaults (v0.30) is alive: house rules wait;
+    once it is gone they open, beside a worker of any release that plays them."""
+    await core.storage.releases.announce("old-worker", house_rules.READ_SINCE - 1, "v0.30", 60)
     assert not await house_rules.options_allowed_now(core)
     refused = await lobby.new_game(core, GROUP, ANN, "street", ["goat=6"])
     assert "cannot be used for a few minutes" in refused.text
@@ -108,6 +108,7 @@ async def test_options_wait_while_old_workers_may_play(core: Core) -> None:
     assert (await reload(core, table)).options == {}
     await core.storage.releases.retire("old-worker")
     await core.storage.releases.announce("new-worker", RELEASE, "v0.new", 60)
+    await core.storage.releases.announce("reader", house_rules.READ_SINCE, "v0.31", 60)
     answer = await lobby_options.choose_option(core, option_press(table, ANN, "g6"))
     assert (await reload(core, table)).options == {"goat_at": 6}
 

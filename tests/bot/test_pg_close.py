@@ -1,0 +1,46 @@
+"""A closing PostgreSQL store waits a bounded time for its connections: a stop must end before
+the supervisor's SIGKILL even when a transaction never finishes."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from bot.storage import pg_db
+from bot.storage.pg_db import PgDatabase
+
+
+async def test_a_transaction_that_never_ends_does_not_hold_the_close(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(pg_db, "CLOSE_WITHIN", 0.5)
+    db = await PgDatabase.open(pg_url)
+    inside = asyncio.Event()
+
+    async def stuck() -> None:
+        async with db._transaction() as conn:
+            await conn.fetchone("SELECT 1")
+            inside.set()
+            await asyncio.sleep(3600)
+
+    task = asyncio.create_task(stuck())
+    await inside.wait()
+    began = time.monotonic()
+    await db.close()
+    took = time.monotonic() - began
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    assert 0.4 < took < 5, took
+    assert "database connections still busy after 0.5 s: cut" in caplog.text
+    assert db.is_closed
+
+
+async def test_a_quiet_store_closes_at_once(pg_url: str) -> None:
+    db = await PgDatabase.open(pg_url)
+    async with db._transaction() as conn:
+        await conn.fetchone("SELECT 1")
+    began = time.monotonic()
+    await db.close()
+    assert time.monotonic() - began < 0.4
