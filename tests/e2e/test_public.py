@@ -71,7 +71,7 @@ async def test_a_player_cannot_escape_a_match_by_cancel_or_kick(
     group = fake.add_group("Kozel club", [anna, boris], admins=[anna])
     table = Table(fake, group)
     await table.start_private(anna)
-    await table.open(anna, "moscow")
+    await table.open(anna, "moscow goat=6")
     await table.add_computer(anna)
     await table.start(anna)
     # Anna opened the table and is an admin, but she plays: she cannot cancel the match.

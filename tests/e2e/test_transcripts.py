@@ -84,7 +84,7 @@ async def test_a_match_in_russian_shows_no_english_word(
         fake_telegram,
         bot_process,
         ("Анна", "Борис"),
-        "street",
+        "street goat=6",
         language="ru",
         title="Клуб",
         computers=2,
@@ -109,7 +109,7 @@ async def test_a_match_in_english_leaves_no_placeholder_and_names_every_trick(
     trick and every taker in order; the placings and the goat (the first one out) close the
     match."""
     table, users, bot = await seated_table(
-        fake_telegram, bot_process, ("Anna", "Boris", "Vera"), "moscow"
+        fake_telegram, bot_process, ("Anna", "Boris", "Vera"), "moscow goat=6"
     )
     db = bot.db  # type: ignore[attr-defined]
     await play_match(fake_telegram, db, users, table.match_over)

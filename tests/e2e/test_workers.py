@@ -51,7 +51,7 @@ ENV = {
 # (variant, computers beside the one person): the shortest matches, and a few of each kind.
 TABLES = [("ziege", 3)] * 6 + [("moscow", 1)] * 2 + [("street", 3)] * 2
 REPEAT_WINDOW = 1.0  # seconds before a SIGKILL in which a sent post may not be marked sent yet
-MID_WAY = 30  # moves every table has made when the worker is killed (a match takes ~100-300)
+MID_WAY = 12  # moves every table has made when the worker is killed (a match to 6: ~50-150)
 PRESS_WAIT = 10.0  # seconds a player waits for a press's answer before looking again
 
 
@@ -157,7 +157,7 @@ async def open_tables(fake: FakeTelegram) -> list[tuple[RecordedTable, SimUser]]
         # taken goes to the other once its lease runs out (3 s), not after the dedupe's minute.
         table = RecordedTable(fake, group, hand_wait=20.0, press_wait=PRESS_WAIT)
         await table.start_private(person)
-        await table.open(person, variant)
+        await table.open(person, f"{variant} goat=6")
         for level in ("random", "basic", "random")[:computers]:
             await table.add_computer(person, level)
         await table.start(person)
