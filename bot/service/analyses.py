@@ -69,7 +69,8 @@ class Analyses:
             executor = self._executor
             call: Awaitable[Any] = loop.run_in_executor(executor, _call, fn, args, kwargs)
             try:
-                return await asyncio.wait_for(call, TIMEOUT)
+                async with asyncio.timeout(TIMEOUT):
+                    return await call
             except BrokenProcessPool:
                 self._drop(executor)
                 if attempt == 2:

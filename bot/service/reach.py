@@ -78,7 +78,8 @@ class Reach:
         first call's own timeout ends."""
         asked = self.clock()
         try:
-            await asyncio.wait_for(probe(), PROBE_TIMEOUT)
+            async with asyncio.timeout(PROBE_TIMEOUT):
+                await probe()
         except TimeoutError:
             if self.answered_at < asked:  # no other call answered meanwhile
                 self.failed(since=asked)

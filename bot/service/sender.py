@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 
 from ..metrics import OUTBOX_SENT, TURN_LAG
 from ..storage import OutboxKind, Owed, Priority, StorageUnavailable
+from ..wake import woken
 from . import closing, urgency
 from .core import Core
 from .deliver import deliver
@@ -263,8 +264,7 @@ class Sender:
 
     async def _sleep(self, seconds: float) -> None:
         event = self.core.outbox_ready
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), timeout=max(seconds, 0.001))
+        await woken(event, seconds)
         event.clear()  # the next step reads everything committed before this
 
     async def _nothing_due(self) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from ..metrics import TIMER_LATENESS, TIMERS_DUE, TIMERS_LATE
 from ..storage import StorageUnavailable, Timer, TimerRepo
 from ..storage.timers import KINDS
+from ..wake import woken
 from .deadlines import due_of
 from .ports import Due
 from .retry import until_stored
@@ -127,8 +128,7 @@ class TimerRunner:
 
     async def _sleep(self, seconds: float) -> None:
         self._sleeping_until = time.time() + seconds
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), timeout=max(seconds, 0.001))
+        await woken(self._wake, seconds)
         self._wake.clear()
         self._sleeping_until = 0.0
 

@@ -96,7 +96,8 @@ class PgProcessLock:
         if conn is None or conn.is_closed():
             return False
         try:
-            await asyncio.wait_for(conn.fetchval("SELECT 1"), CHECK_TIMEOUT)
+            async with asyncio.timeout(CHECK_TIMEOUT):
+                await conn.fetchval("SELECT 1")
         except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, TimeoutError):
             # The session is gone (a restart, a cut connection), and its lock with it.
             with contextlib.suppress(Exception):
@@ -124,7 +125,8 @@ class PgProcessLock:
         if conn is None or conn.is_closed():
             return
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(conn.close(), CHECK_TIMEOUT)  # the lock goes with the session
+            async with asyncio.timeout(CHECK_TIMEOUT):
+                await conn.close()  # the lock goes with the session
         if not conn.is_closed():
             conn.terminate()
 

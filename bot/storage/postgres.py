@@ -16,6 +16,7 @@ from bot.storage.conn import Clock
 from bot.storage.locks import PgProcessLock
 from bot.storage.parts import Repositories
 from bot.storage.pg_db import PgDatabase, is_unavailable
+from bot.wake import woken
 
 CHANNEL = "kozel_tables"  # see ``pg_conn.POSTGRES.notify_table``
 LISTENER_NAME = "kozel-listen"  # the listening session in pg_stat_activity
@@ -122,7 +123,7 @@ def _set(event: asyncio.Event, _conn: object) -> None:
 
 async def _until_lost(conn: asyncpg.Connection, lost: asyncio.Event) -> None:
     while not lost.is_set():
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(lost.wait(), LISTEN_CHECK)
+        await woken(lost, LISTEN_CHECK)
         if not lost.is_set():
-            await asyncio.wait_for(conn.fetchval("SELECT 1"), LISTEN_CHECK)
+            async with asyncio.timeout(LISTEN_CHECK):
+                await conn.fetchval("SELECT 1")

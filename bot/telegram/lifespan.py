@@ -242,7 +242,8 @@ async def _web(app: App, runtime: Runtime, config: Config, holder: str) -> Async
         if runtime.workers is not None and runtime.reach is not None and runtime.reach.cut_off:
             return False  # cut off from Telegram: the balancer sends updates to the others
         try:
-            return await asyncio.wait_for(core.storage.ping(), HEALTH_TIMEOUT)
+            async with asyncio.timeout(HEALTH_TIMEOUT):
+                return await core.storage.ping()
         except TimeoutError:
             return False
 

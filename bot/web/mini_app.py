@@ -15,7 +15,6 @@ import json
 import logging
 import time
 from collections.abc import Coroutine
-from contextlib import suppress
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs
@@ -27,6 +26,7 @@ from ..service import coach, replay, share, webapp
 from ..service.core import Core
 from ..service.live import TooManyWatchers
 from ..service.ports import Person
+from ..wake import woken
 from .auth import MAX_AGE, InitDataError, WebUser, check_init_data
 from .limits import RateLimit
 from .replay_json import replay_state
@@ -228,8 +228,7 @@ class MiniApp:
                         await response.write(b": still here\n\n")
                     if not webapp.is_playing(page.table):
                         break  # the final state is out; nothing will change any more
-                    with suppress(TimeoutError):
-                        await asyncio.wait_for(watcher.changed.wait(), RECHECK)
+                    await woken(watcher.changed, RECHECK)
                     await webapp.page_gone(self.core, table_id, page.seat)  # if it froze
         except TooManyWatchers:
             raise _refused(429, too_many_text(page.t)) from None

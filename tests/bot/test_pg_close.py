@@ -7,8 +7,9 @@ import asyncio
 import time
 
 import pytest
+from pgcluster import PgCluster
 
-from bot.storage import pg_db
+from bot.storage import StorageUnavailable, pg_db
 from bot.storage.pg_db import PgDatabase
 
 
@@ -44,3 +45,32 @@ async def test_a_quiet_store_closes_at_once(pg_url: str) -> None:
     began = time.monotonic()
     await db.close()
     assert time.monotonic() - began < 0.4
+
+
+async def test_a_restart_is_said_once_though_the_pool_held_connections_from_before(
+    pg_cluster: PgCluster, pg_url: str
+) -> None:
+    """Every idle connection of the pool died with the server: once it answers again, the
+    connections from before must not each say "cannot be reached" anew."""
+    db = await PgDatabase.open(pg_url, min_size=0, max_size=6)
+
+    async def one() -> None:
+        async with db.read() as conn:
+            await conn.fetchone("SELECT pg_sleep(0.05)")
+
+    await asyncio.gather(*(one() for _ in range(6)))  # six connections, idle in the pool
+    await asyncio.to_thread(pg_cluster.stop_server)
+    with pytest.raises(StorageUnavailable):
+        await one()
+    await asyncio.to_thread(pg_cluster.start_server)
+    for _ in range(100):
+        try:
+            await one()
+            break
+        except StorageUnavailable:
+            await asyncio.sleep(0.1)
+    assert not db.availability.is_away
+    for _ in range(3):
+        await asyncio.gather(*(one() for _ in range(6)), return_exceptions=True)
+    await db.close()
+    assert db.availability.outages == 1
