@@ -19,6 +19,7 @@ database has one connection for both.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import os
 import sqlite3
@@ -136,7 +137,10 @@ class SqliteDatabase:
             if conn is None:
                 return
             try:
-                await conn.execute("PRAGMA optimize")
+                # Only a hint for the query planner: a file another process is writing to
+                # ("database is locked" past the busy timeout) must not fail the close.
+                with contextlib.suppress(sqlite3.OperationalError):
+                    await conn.execute("PRAGMA optimize")
             finally:
                 await conn.close()
 

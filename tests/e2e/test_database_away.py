@@ -101,7 +101,7 @@ async def test_a_database_restart_mid_match_freezes_no_table(
             group = fake.add_group(f"Kozel club {index}", [person], admins=[person])
             table = RecordedTable(fake, group, hand_wait=20.0, press_wait=20.0)
             await table.start_private(person)
-            await table.open(person, "street goat=6")
+            await table.open(person, "street")
             for level in ("random", "basic", "random"):
                 await table.add_computer(person, level)
             await table.start(person)

@@ -69,7 +69,8 @@ ENV = {
 TABLES = [("ziege", 3)] * 3 + [("street", 3)] * 2 + [("moscow", 1)]
 PHASE = 8.0  # seconds of play before the first replacement, between them, and after the last
 PACE = 0.3  # seconds a person looks at a new hand before pressing
-STOP_WITHIN = 30.0  # seconds an old worker has to stop after SIGTERM
+OLD_STOP_WITHIN = 10.0  # seconds an old worker has to stop after SIGTERM (Docker's grace)
+STOP_WITHIN = 30.0  # seconds this release's worker has to stop (a loaded machine is slow)
 
 
 def previous_release() -> tuple[str, str]:
@@ -222,7 +223,7 @@ async def test_two_webhook_workers_are_replaced_by_this_release_during_play(
     moved: list[dict[int, int]] = []
     live: list[int | None] = []
     replaced: list[Worker] = []
-    stops: list[float] = []
+    stops: list[float | str] = []
     try:
         await asyncio.gather(old_a.start(), old_b.start())
         schema.append(count(db, "SELECT max(version) FROM schema_version"))
@@ -242,11 +243,14 @@ async def test_two_webhook_workers_are_replaced_by_this_release_during_play(
 
         # Replace A, then B, as the README's rolling upgrade does: SIGTERM, start the new one.
         for slot, old, port in (("a", old_a, ports[0]), ("b", old_b, ports[1])):
-            # Docker gives 10 s before SIGKILL; here a loaded CI machine gets more, and the
-            # stop must still be clean (a SIGKILL is test_workers' case).
+            # Docker gives 10 s before SIGKILL. v0.31 and older may never end on SIGTERM
+            # (asyncio.wait_for lost the sender's cancellation: bot/wake.py), and get the
+            # SIGKILL: play must go on through that as well. This release stops cleanly
+            # (checked below).
             stopping = time.monotonic()
-            assert await old.process.stop(timeout=STOP_WITHIN) == 0, old.tail()
-            stops.append(round(time.monotonic() - stopping, 1))
+            code = await old.process.stop(timeout=OLD_STOP_WITHIN)
+            assert code in (0, -9), old.tail()
+            stops.append(round(time.monotonic() - stopping, 1) if code == 0 else "killed")
             replaced.append(worker(slot, port, old=False))
             await replaced[-1].start()
             schema.append(count(db, "SELECT max(version) FROM schema_version"))
@@ -264,6 +268,9 @@ async def test_two_webhook_workers_are_replaced_by_this_release_during_play(
         )
         await wait_until("every update to be taken", lambda: not fake.pending_updates, 30)
         releases = rows(db, "SELECT release, version FROM worker_releases ORDER BY holder")
+        # This release's workers end on SIGTERM, however busy (a loaded machine gets longer).
+        codes = [await w.process.stop(timeout=STOP_WITHIN) for w in replaced]
+        assert codes == [0, 0], [w.tail() for w in replaced]
     finally:
         await proxy.stop()
 
