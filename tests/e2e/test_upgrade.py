@@ -67,7 +67,7 @@ ENV = {
     "KOZEL_LEASE_RENEW": "0.5",
 }
 TABLES = [("ziege", 3)] * 3 + [("street", 3)] * 2 + [("moscow", 1)]
-PHASE = 8.0  # seconds of play before the first replacement, between them, and after the last
+PHASE = 5.0  # seconds of play before the first replacement, between them, and after the last
 PACE = 0.3  # seconds a person looks at a new hand before pressing
 OLD_STOP_WITHIN = 10.0  # seconds an old worker has to stop after SIGTERM (Docker's grace)
 STOP_WITHIN = 30.0  # seconds this release's worker has to stop (a loaded machine is slow)
