@@ -23,6 +23,7 @@ pytestmark = pytest.mark.e2e
 
 # Fast computers and no flood limits of the fake's own, but a person's fair share as shipped.
 ENV = {k: v for k, v in ENV_FAST.items() if not k.startswith("KOZEL_PRESS_")}
+ENV["KOZEL_LOG_LEVEL"] = "DEBUG"  # the refusals left unanswered are counted at DEBUG
 # A person's fair share as shipped (bot/service/gate.py): a burst, then so many a second.
 BURST, PER_SECOND = 20, 4
 WAIT = 60.0  # seconds: only a guard against a hang (a loaded machine is slow, not stuck)

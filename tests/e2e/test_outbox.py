@@ -195,7 +195,7 @@ def is_table(text: str | None) -> bool:
 async def test_a_finished_table_leaves_nothing_in_memory(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
-    bot = bot_process(env=ENV)
+    bot = bot_process(env={**ENV, "KOZEL_LOG_LEVEL": "DEBUG"})  # the sender's counts
     await bot.start()
     await computer_match(fake_telegram, bot)
     await wait_until("the match to end", lambda: is_over(bot.db), timeout=180)

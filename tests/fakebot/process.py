@@ -91,7 +91,10 @@ class BotProcess:
             KOZEL_BOT_TOKEN=self.token,
             KOZEL_BOT_API_URL=self.server.url,
             KOZEL_DB=str(self.db_path),
-            KOZEL_LOG_LEVEL="DEBUG",
+            # INFO: DEBUG logs every request and update whole (a tenth of the bot's CPU in
+            # a match). A test that reads a debug line asks for it; to see every call of a
+            # failing test, run it with KOZEL_TEST_LOG_LEVEL=DEBUG.
+            KOZEL_LOG_LEVEL=os.environ.get("KOZEL_TEST_LOG_LEVEL", "INFO"),
             # A killed bot's lease on the database expires soon: crash tests restart at once.
             KOZEL_LEASE_SECONDS="2",
             KOZEL_LEASE_RENEW="0.5",
