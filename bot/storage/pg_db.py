@@ -165,7 +165,7 @@ class PgDatabase:
         except Exception as exc:
             if not is_unavailable(exc):
                 raise
-            raise await self._unavailable(began, exc) from exc
+            raise self._unavailable(began, exc) from exc
         try:
             if self._server_clock is not None and self._server_clock.is_due:
                 await self._server_clock.read(conn)
@@ -176,7 +176,7 @@ class PgDatabase:
             # confusion about its state: what counts is that the connection is gone.
             if not (is_unavailable(exc) or conn.is_closed()):
                 raise
-            raise await self._unavailable(began, exc) from exc
+            raise self._unavailable(began, exc) from exc
         finally:
             # A connection that broke after its work is done (resetting it failed) is
             # terminated and replaced by the pool: the transaction's outcome stands.
@@ -184,14 +184,8 @@ class PgDatabase:
                 await pool.release(conn)
         self.availability.answered(began)
 
-    async def _unavailable(self, began: float, exc: BaseException) -> StorageUnavailable:
-        was_away = self.availability.is_away
+    def _unavailable(self, began: float, exc: BaseException) -> StorageUnavailable:
         self.availability.failed(began, exc)
-        if not was_away and self.availability.is_away and self._pool is not None:
-            # Every pooled connection may be from before the outage, and one whose cut is not
-            # noticed yet would fail once the server is back and say "cannot be reached" anew:
-            # each is connected afresh at its next use instead.
-            await self._pool.expire_connections()
         return StorageUnavailable(describe(exc))
 
     @asynccontextmanager
