@@ -38,7 +38,7 @@ def test_the_readme_is_short_and_starts_with_the_two_commands() -> None:
     first, second = shell_blocks(readme)[:2]
     assert "kozel-bot" in first and first.startswith("python3 -m venv .venv")
     # CI runs exactly the README's test command (.ci/run says so); keep them one line, equal.
-    assert second.endswith(".venv/bin/pytest -q -n 3 --timeout=600")
+    assert second.endswith(".venv/bin/pytest -q -n 4 --timeout=600")
     assert any(line.startswith(second) for line in read(".ci/run").splitlines())
     run_bot = readme.index("Run the bot (fresh machine")
     run_tests = readme.index("Run the tests (the same command CI runs")
