@@ -80,7 +80,10 @@ async def after_change(
             buttons = encode(result_buttons(t))
             owed.append(post(table.chat_id, text, table_id=table.id, buttons=buttons))
     trick_over = any(isinstance(event, TrickTaken) for event in change.events)
-    owed.append(group_table(core, table, urgent=trick_over))
+    # After a deal's result the table is a new message (``renew``): while that result waits
+    # for a retry, nothing new may appear above it (``sender.heads``).
+    deal_over = any(isinstance(event, DealEnded) for event in change.events)
+    owed.append(group_table(core, table, renew=deal_over, urgent=trick_over))
     owed += _hands_after(core, table, match, change, before)
     return owed
 
