@@ -105,6 +105,11 @@ def _answer_prompt(t: Translator, view: SeatView) -> str:
             "Your partner holds the trick: a tap throws a card face down (an A, 10 or K "
             "asks first); a card that could beat asks what to do."
         )
+    if not any(action.verb is Verb.BEAT for action in view.legal):
+        return t._(
+            "Nothing in your hand beats this trick: a tap throws a card face down (an A, 10 "
+            "or K asks first)."
+        )
     return t._(
         "Your answer: a tap on a card that can beat (green) beats with it; a tap on "
         "another throws it face down (an A, 10 or K asks first)."
