@@ -106,8 +106,10 @@ async def clear(core: Core, s: Seat) -> Reply:
 
 
 async def _save_selection(core: Core, s: Seat) -> None:
-    """Chosen cards are the seat's alone: a small write of that seat with the hand's edit,
-    never the table and its match (an auto-clicker would cost a full write per tap). The
+    """Chosen cards are the seat's alone: a small write of that seat with the hand's edit
+    and the table's next version, never the table and its match (an auto-clicker would cost
+    a full write per tap; the version keeps another worker's save from an older read from
+    writing the seat back without the choice). The
     press's answer says the selection: the hand's edit is the first to wait when the budget
     is short, and taps meanwhile merge into one edit. On a busy evening the edit waits a
     ``hand_interval`` (the confirm buttons drawn before the choice play without it): a play
@@ -116,7 +118,7 @@ async def _save_selection(core: Core, s: Seat) -> None:
     record.active_at = time.time()
     wait = core.settings.hand_interval if core.budget.busy() else 0.0
     owe = [feed.hand(core, s.table, s.seat, Priority.ECHO, delay=wait)]
-    await core.storage.tables.select(
+    s.table.version = await core.storage.tables.select(
         s.table.id,
         s.seat,
         record.selection,

@@ -123,11 +123,12 @@ class TableRepo(Protocol):
         active_at: float | None,
         expected_version: int,
         owe: Sequence[Owed] = (),
-    ) -> None:
+    ) -> int:
         """Write one seat's chosen cards and ``active_at`` and add ``owe``, in one small
         transaction, if the stored version is ``expected_version`` (else
-        ``StaleVersionError``, writing nothing): the table's other fields, its match and its
-        version stay as they are."""
+        ``StaleVersionError``, writing nothing); returns the next version. The table's other
+        fields and its match stay as they are; the version moves on, so that another
+        worker's save from an older read cannot write the seat back without the choice."""
         ...
 
     async def save(

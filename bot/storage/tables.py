@@ -156,28 +156,35 @@ class Tables:
         active_at: float | None,
         expected_version: int,
         owe: Sequence[Owed] = (),
-    ) -> None:
+    ) -> int:
         """Write one seat's chosen cards (and when it pressed) with what that owes, if the
-        table is still at ``expected_version`` (else ``StaleVersionError``, nothing written):
-        neither the table nor its match is rewritten, and the version stays."""
+        table is still at ``expected_version`` (else ``StaleVersionError``, nothing written),
+        and return the table's next version. Neither the table nor its match is rewritten;
+        the version moves on so that a full save from an older read (another worker's) fails
+        instead of writing the seats back without this choice."""
         now = self._db.clock()
         async with self._db.write() as conn:
             if conn.dialect.lazy_commit:  # a selection lost in a crash is chosen again
                 await conn.execute(conn.dialect.lazy_commit)
-            changed = await conn.execute(
-                "UPDATE seats SET selection = ?, active_at = ? WHERE table_id = ? AND seat = ? "
-                "AND EXISTS (SELECT 1 FROM game_tables WHERE id = ? AND version = ?)",
-                (dump(list(selection)), active_at, table_id, seat, table_id, expected_version),
+            bumped = await conn.fetchone(
+                "UPDATE game_tables SET version = version + 1 WHERE id = ? AND version = ? "
+                "RETURNING version",
+                (table_id, expected_version),
             )
-            if not changed:
+            if bumped is None:
                 row = await conn.fetchone(
                     "SELECT version FROM game_tables WHERE id = ?", (table_id,)
                 )
                 if row is None:
                     raise TableNotFoundError(f"no table {table_id}")
                 raise StaleVersionError(table_id, expected_version, int(row["version"]))
+            await conn.execute(
+                "UPDATE seats SET selection = ?, active_at = ? WHERE table_id = ? AND seat = ?",
+                (dump(list(selection)), active_at, table_id, seat),
+            )
             await outbox.owe(conn, owe, now)
             await _notify(conn, table_id)
+        return int(bumped["version"])
 
     async def active(self) -> list[TableRecord]:
         async with self._db.read() as conn:

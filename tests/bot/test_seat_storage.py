@@ -103,17 +103,41 @@ async def test_any_status_change_frees_the_seats(storage: SqliteStorage, db_path
     await storage.tables.create(lobby(-2, 1))
 
 
-async def test_selecting_cards_rewrites_neither_the_table_nor_its_version(
+async def test_selecting_cards_rewrites_only_the_seat_and_moves_the_version_on(
     storage: SqliteStorage,
 ) -> None:
     table = await storage.tables.create(lobby(-1, 1, 2))
-    await storage.tables.select(
+    version = await storage.tables.select(
         table.id, 1, ["K♠", "9♠"], active_at=5.0, expected_version=table.version
     )
     loaded = await storage.tables.get(table.id)
     assert loaded is not None
     assert loaded.seats[1].selection == ["K♠", "9♠"] and loaded.seats[1].active_at == 5.0
-    assert loaded.version == table.version and loaded.updated_at == table.updated_at
+    assert loaded.version == version == table.version + 1
+    assert loaded.updated_at == table.updated_at and loaded.match_state == table.match_state
+
+
+async def test_a_save_from_before_a_choice_cannot_write_the_seats_back_without_it(
+    storage: SqliteStorage,
+) -> None:
+    """Two workers: one stores a message id on the table it read a moment ago while the
+    other stores a tap's choice. The save would write every seat back as it read them: the
+    choice would be gone, and the hand's edit would show none (a player waits for a card
+    they tapped). The choice moved the version on: the save is told to read again."""
+    table = await storage.tables.create(lobby(-1, 1, 2))
+    read_earlier = await storage.tables.get(table.id)
+    assert read_earlier is not None
+    await storage.tables.select(table.id, 1, ["K♠"], active_at=5.0, expected_version=table.version)
+    read_earlier.table_message_id = 77
+    with pytest.raises(StaleVersionError):
+        await storage.tables.save(read_earlier, expected_version=read_earlier.version)
+    loaded = await storage.tables.get(table.id)
+    assert loaded is not None and loaded.seats[1].selection == ["K♠"]
+    loaded.table_message_id = 77  # read again, as ``retry_stale`` does: both are kept
+    saved = await storage.tables.save(loaded, expected_version=loaded.version)
+    again = await storage.tables.get(saved.id)
+    assert again is not None
+    assert again.seats[1].selection == ["K♠"] and again.table_message_id == 77
 
 
 async def test_cards_chosen_at_a_table_that_moved_on_are_not_written(

@@ -78,6 +78,7 @@ class Table:
     hand_wait: float = 5.0  # how long a player waits for their hand to show a tap
     press_wait: float = 10.0  # ... and for the answer to a press
     slowed: int = 0  # presses the bot refused as over the person's fair share
+    echoes_missed: int = 0  # taps whose hand did not show them within ``hand_wait``
     _acted: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     @property
@@ -284,6 +285,7 @@ class Table:
             except TimeoutError:
                 # The tap undid a choice the hand did not show yet (the bot was restarted
                 # between the choice and its edit): look at the hand as it is now.
+                self.echoes_missed += 1
                 current = self.hand(user)
                 if current is None:
                     raise
