@@ -123,8 +123,11 @@ async def _table(core: Core, table_id: int, item: Owed) -> list[Owed]:
         return []  # the last deal's result took the table's place; the match's result is last
     screen = await _table_screen(core, table, match)
     try:
+        # A new table message is owed exactly while the table has none: a deal's end clears
+        # it in the commit that marks the row ``renew``. A delivery that read the row just
+        # before that mark sends the new table already; the mark must not send another.
         sent = await _show(
-            core, table.chat_id, table.table_message_id, screen, item.renew, table.thread_id
+            core, table.chat_id, table.table_message_id, screen, False, table.thread_id
         )
     except Transient:
         if table.table_message_id is not None:  # the edit may yet land, late

@@ -91,8 +91,13 @@ async def test_a_table_whose_topic_is_gone_is_closed_and_its_players_are_free(
     messenger.gone_topics.add((GROUP.chat_id, 5))  # deleted: its messages went with it
     for message_id in [m.message_id for m in messenger.in_chat(GROUP.chat_id)]:
         await messenger.delete(GROUP.chat_id, message_id)
-    # The next deal comes as a new table message (as after every deal).
-    await feed.owe(core, [feed.group_table(core, await reload(core, table), renew=True)])
+    # The next deal comes as a new table message (as after every deal: the result takes the
+    # old one's place).
+    table = await reload(core, table)
+    table.table_message_id = None
+    await core.storage.tables.save(
+        table, expected_version=table.version, owe=[feed.group_table(core, table, renew=True)]
+    )
     await settle(core)
 
     table = await reload(core, table)
