@@ -147,6 +147,14 @@ class Config:
     timeout_scale: float = setting(
         "KOZEL_TIMEOUT_SCALE", 1.0, "multiplies every turn timer (tests use small values)", above=0
     )
+    ai_budget: str | None = setting(
+        "KOZEL_AI_BUDGET",
+        None,
+        "how far the strong and expert computers search a move: card-plays (`20000`), a time "
+        "(`150ms`) or both (`20000,150ms`); unset: strong 20000 and expert 30000, about 40 and "
+        "55 ms of one core a move (a small machine, or the tests, may want less)",
+        check=checks.ai_budget,
+    )
     webhook_url: str | None = setting(
         "KOZEL_WEBHOOK_URL",
         None,

@@ -74,6 +74,19 @@ def postgres_url(name: str, value: str) -> str:
     return value
 
 
+def ai_budget(name: str, value: str) -> str:
+    from kozel_rules.ai.search import Budget  # the engine loads only for this setting
+
+    try:
+        Budget.parse(value)
+    except ValueError:
+        raise ConfigError(
+            f"{name} must be card-plays (20000), a time (150ms) or both (20000,150ms), "
+            f"not {value!r}"
+        ) from None
+    return value
+
+
 def web_url(name: str, value: str) -> str:
     parts = urlsplit(value)
     if parts.scheme not in ("https", "http") or not parts.hostname:

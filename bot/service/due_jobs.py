@@ -8,6 +8,7 @@ from html import escape
 
 from kozel_rules.action import Action
 from kozel_rules.ai import choose, interrupt
+from kozel_rules.ai.search import Budget
 from kozel_rules.match import Match
 
 from ..storage import Actor, Priority, TableRecord, TableStatus
@@ -48,7 +49,7 @@ async def _computer_move(core: Core, table: TableRecord, match: Match) -> None:
     if seat is None or not deadlines.is_computer_turn(table, match):
         return
     level = table.seats[seat].ai_level or core.settings.default_ai_level
-    action = await _choose(match, seat, level, seed=table.seed + match.ply)
+    action = await _choose(core, match, seat, level, seed=table.seed + match.ply)
     await commit(core, table, match, action, by=Actor.COMPUTER)
 
 
@@ -85,7 +86,7 @@ async def _timeout_move(core: Core, table: TableRecord, match: Match) -> None:
     else:
         note = t._("⏰ {name} ran out of time — a computer played for them.", name=name)
     level = core.settings.default_ai_level
-    action = await _choose(match, seat, level, seed=table.seed + match.ply)
+    action = await _choose(core, match, seat, level, seed=table.seed + match.ply)
     await commit(core, table, match, action, by=Actor.TIMER, note=note)
 
 
@@ -93,8 +94,12 @@ async def _timeout_move(core: Core, table: TableRecord, match: Match) -> None:
 # so the bot keeps answering presses at other tables meanwhile. Seeded per move: reproducible.
 
 
-async def _choose(match: Match, seat: int, level: str, *, seed: int) -> Action:
-    return await asyncio.to_thread(choose, match, seat, level=level, rng=random.Random(seed))
+async def _choose(core: Core, match: Match, seat: int, level: str, *, seed: int) -> Action:
+    text = core.settings.ai_budget
+    budget = None if text is None else Budget.parse(text)  # None: each level's own
+    return await asyncio.to_thread(
+        choose, match, seat, level=level, rng=random.Random(seed), budget=budget
+    )
 
 
 async def _declare(match: Match, seat: int, level: str, *, seed: int) -> Action | None:

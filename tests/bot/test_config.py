@@ -65,6 +65,8 @@ def test_help_and_the_table_name_every_setting_with_its_default() -> None:
         ("KOZEL_IDLE_MATCH", "inf", "KOZEL_IDLE_MATCH must be a number above 0"),
         ("KOZEL_GROUP_RATE_LIMIT", "fast", "KOZEL_GROUP_RATE_LIMIT must be a number above 0"),
         ("KOZEL_LEASE_RENEW", "40", "KOZEL_LEASE_RENEW must be above 0 and below"),
+        ("KOZEL_AI_BUDGET", "fast", "KOZEL_AI_BUDGET must be card-plays (20000), a time"),
+        ("KOZEL_AI_BUDGET", "-5", "KOZEL_AI_BUDGET must be card-plays (20000), a time"),
     ],
 )
 def test_a_value_out_of_its_range_is_refused_with_the_range(
