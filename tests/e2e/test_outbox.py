@@ -117,15 +117,19 @@ async def test_killed_at_random_moments_every_result_still_reaches_the_group(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
     rng = random.Random(7)
-    bot = bot_process(env=ENV)
+    # Computers that pause 30 ms a move: the match lasts beyond the four kills.
+    bot = bot_process(env={**ENV, "KOZEL_AI_DELAY": "0.03"})
     await bot.start()
-    table = await computer_match(fake_telegram, bot, "street")  # long enough for four kills
+    table = await computer_match(fake_telegram, bot, "street")
+    kills = 0
     for _ in range(4):
         await asyncio.sleep(rng.uniform(0.3, 2.0))
         if is_over(bot.db):
             break
         bot.kill()
+        kills += 1
         await bot.start()
+    assert kills == 4, "the match ended before the fourth kill"
     await wait_until("the match to end", lambda: is_over(bot.db), timeout=180)
     await wait_until(
         "the match result",

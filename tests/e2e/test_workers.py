@@ -39,11 +39,13 @@ pytestmark = [
 SECRET = "workers-secret_for-the-tests"
 HOOK_PATH = "/telegram/hook"
 DEAL_OVER = re.compile(r"Deal (\d+) is over")
-# Quick computers, short turn timers (60 s x 0.1: a person's turn times out after 6 s, which
-# happens around the kill), and a dead worker's claims free 3 s after its last renewal.
+# Quick computers (50 ms a move, about what a full search took: no match may end before the
+# slowest table is mid-way), short turn timers (60 s x 0.1: a person's turn times out after
+# 6 s, which happens around the kill), and a dead worker's claims free 3 s after its last
+# renewal.
 ENV = {
     **ENV_FAST,
-    "KOZEL_AI_DELAY": "0.01",
+    "KOZEL_AI_DELAY": "0.05",
     "KOZEL_TIMEOUT_SCALE": "0.1",
     "KOZEL_LEASE_SECONDS": "3",
     "KOZEL_LEASE_RENEW": "0.5",
