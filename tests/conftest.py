@@ -11,13 +11,6 @@ from pathlib import Path
 
 import pytest
 
-# Bytecode caches (gitignored), whatever the machine says: with PYTHONDONTWRITEBYTECODE set (as
-# on this project's machines) each of the suite's ~160 bot processes compiled the bot again,
-# and each xdist worker rewrote every test module's asserts again. Set before the workers and
-# the bots start, it holds for them too.
-sys.dont_write_bytecode = False
-os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-
 # The service tests' doubles (tests/bot/service_fakes.py) serve tests/web too.
 sys.path.insert(0, str(Path(__file__).resolve().parent / "bot"))
 
@@ -30,6 +23,13 @@ from fakebot.fixtures import (
 from pgcluster import PgCluster, find_bindir, required
 from service_fakes import core, messenger, storage
 from storage_targets import BACKENDS, Target
+
+# Bytecode caches (gitignored), whatever the machine says: with PYTHONDONTWRITEBYTECODE set (as
+# on this project's machines) each of the suite's ~160 bot processes compiled the bot again,
+# and each xdist worker rewrote every test module's asserts again. Set before the workers and
+# the bots start, it holds for them too.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 __all__ = [
     "bot_database",
