@@ -15,7 +15,7 @@ from dataclasses import replace
 from html import unescape
 from typing import Any
 
-from kozel_rules.action import Action
+from kozel_rules.action import Action, Verb
 from kozel_rules.variant import get_variant
 from kozel_rules.view import PlayView, SeatView, TrickView
 
@@ -208,9 +208,18 @@ def _deal(page: SeatPage, view: SeatView) -> dict[str, Any]:
 
 
 def _hand(view: SeatView, legal: list[Action]) -> list[dict[str, Any]]:
+    """``beats``: the card can beat the trick (the answer's prompt calls such cards green,
+    as the hand message's buttons are)."""
     playable = {c for a in legal if not a.verb.is_special for c in a.cards}
+    beaters = {c for a in legal if a.verb is Verb.BEAT for c in a.cards}
     return [
-        {"card": str(c), "trump": is_trump(view, c), "playable": c in playable} for c in view.hand
+        {
+            "card": str(c),
+            "trump": is_trump(view, c),
+            "playable": c in playable,
+            "beats": c in beaters,
+        }
+        for c in view.hand
     ]
 
 

@@ -183,6 +183,34 @@ async def test_the_table_comes_from_the_direct_links_start_param(
     assert (await response.json())["state"]["table"] == table.id
 
 
+async def test_the_cards_that_can_beat_the_trick_are_marked_for_the_answering_seat(
+    core: Core, client: TestClient[web.Request, web.Application]
+) -> None:
+    """The answer's prompt calls the cards that can beat green: the page marks exactly those,
+    for the seat to answer (the hand message's buttons do it with their style)."""
+    table = await seat_four(core)
+    match = core.matches.of(table)
+    seat = match.to_move
+    assert seat is not None
+    lead = next(a for a in match.legal_actions(seat) if a.verb.value == "lead")
+    body = {"ply": match.ply, "verb": "lead", "cards": [str(c) for c in lead.cards]}
+    response = await client.post(
+        "/api/move", params={"table": table.id}, headers=auth(person_at(table, seat)), json=body
+    )
+    assert (await response.json())["ok"] is True
+    table = await reload(core, table)
+    match = core.matches.of(table)
+    answering = match.to_move
+    assert answering is not None and answering != seat
+    beaters = {
+        str(c) for a in match.legal_actions(answering) if a.verb.value == "beat" for c in a.cards
+    }
+    state = (await get_state(client, table, person_at(table, answering)))["state"]
+    assert {h["card"] for h in state["hand"] if h["beats"]} == beaters
+    leader = (await get_state(client, table, person_at(table, seat)))["state"]
+    assert not any(h["beats"] for h in leader["hand"])  # not theirs to answer
+
+
 async def test_a_move_from_the_page_is_the_same_move_as_a_button(
     core: Core, client: TestClient[web.Request, web.Application], messenger: FakeMessenger
 ) -> None:

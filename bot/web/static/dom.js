@@ -85,8 +85,11 @@ export function tableCard(card, { trump = false, label = "" } = {}) {
 }
 
 /** A card of the hand: a button named by the card ("10♣"). */
-export function handCard(card, { trump, selected, dimmed, onclick }) {
-  const classes = ["card", "up", selected ? "selected" : "", dimmed ? "dimmed" : "", trump ? "trump" : ""];
+export function handCard(card, { trump, selected, dimmed, beats, onclick }) {
+  const classes = [
+    "card", "up", selected ? "selected" : "", dimmed ? "dimmed" : "", trump ? "trump" : "",
+    beats ? "beats" : "",
+  ];
   const button = el("button", {
     class: classes.filter(Boolean).join(" "),
     type: "button",

@@ -112,7 +112,8 @@ export function choices(actions, chosen) {
 
 export const specials = (actions) => actions.filter((a) => a.special);
 
-/** How a card of the hand looks: dimmed only on the player's turn, when no move holds it. */
+/** How a card of the hand looks: dimmed only on the player's turn, when no move holds it;
+ * green then when it can beat the trick (the answer's prompt says so). */
 export function handCards(state, chosen) {
   const picked = new Set(chosen);
   return state.hand.map((h) => ({
@@ -120,6 +121,7 @@ export function handCards(state, chosen) {
     trump: h.trump,
     selected: picked.has(h.card),
     dimmed: state.my_turn && !h.playable,
+    beats: state.my_turn && Boolean(h.beats),
   }));
 }
 

@@ -11,9 +11,9 @@ function state(extra = {}) {
   return {
     table: 7, version: 10, ply: 4, status: "playing", seat: 0, spectator: false, my_turn: false,
     hand: [
-      { card: "9♠", trump: false, playable: true },
-      { card: "K♠", trump: false, playable: true },
-      { card: "A♦", trump: true, playable: false },
+      { card: "9♠", trump: false, playable: true, beats: false },
+      { card: "K♠", trump: false, playable: true, beats: true },
+      { card: "A♦", trump: true, playable: false, beats: false },
     ],
     actions: [], seats: [0, 1, 2, 3].map((n) => seat(n)), trick: null, last_trick: null,
     deal_end: null, match_over: false, timer: 30,
@@ -112,6 +112,12 @@ describe("the hand and its buttons", () => {
     assert.deepEqual(mine.map((c) => [c.card, c.dimmed, c.selected]), [
       ["9♠", false, false], ["K♠", false, true], ["A♦", true, false],
     ]);
+  });
+
+  it("marks the cards that can beat green, only on the player's turn", () => {
+    assert.ok(model.handCards(state(), []).every((c) => !c.beats));
+    const mine = model.handCards(state({ my_turn: true }), []);
+    assert.deepEqual(mine.map((c) => [c.card, c.beats]), [["9♠", false], ["K♠", true], ["A♦", false]]);
   });
 
   it("offers the server's moves for exactly the cards chosen", () => {
