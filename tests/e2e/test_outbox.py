@@ -117,8 +117,9 @@ async def test_killed_at_random_moments_every_result_still_reaches_the_group(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
     rng = random.Random(7)
-    # Computers that pause 30 ms a move: the match lasts beyond the four kills.
-    bot = bot_process(env={**ENV, "KOZEL_AI_DELAY": "0.03"})
+    # Computers that pause 100 ms a move until the fourth kill: a match of 100 moves or more
+    # outlasts the kills (3.2 s of waits and four restarts; at 30 ms one run saw it end first).
+    bot = bot_process(env={**ENV, "KOZEL_AI_DELAY": "0.1"})
     await bot.start()
     table = await computer_match(fake_telegram, bot, "street")
     kills = 0
@@ -128,6 +129,8 @@ async def test_killed_at_random_moments_every_result_still_reaches_the_group(
             break
         bot.kill()
         kills += 1
+        if kills == 4:  # the rest of the match at full speed
+            bot.extra_env["KOZEL_AI_DELAY"] = ENV["KOZEL_AI_DELAY"]
         await bot.start()
     assert kills == 4, "the match ended before the fourth kill"
     await wait_until("the match to end", lambda: is_over(bot.db), timeout=180)
