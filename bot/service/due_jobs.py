@@ -7,8 +7,7 @@ import random
 from html import escape
 
 from kozel_rules.action import Action
-from kozel_rules.ai import choose, interrupt
-from kozel_rules.ai.search import Budget
+from kozel_rules.ai import Budget, choose, interrupt
 from kozel_rules.match import Match
 
 from ..storage import Actor, Priority, TableRecord, TableStatus
