@@ -15,11 +15,9 @@ import random
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import asyncpg
 import pytest
 from fakebot.fixtures import BotProcessFactory
 from fakebot.models import Button, StoredMessage, Topic
@@ -27,7 +25,7 @@ from fakebot.process import BotProcess
 from fakebot.server import FakeTelegram
 from fakebot.users import SimGroup, SimUser
 
-from bot.storage.pg_conn import numbered
+from . import pgread
 
 HAND_DATA = re.compile(r"^v1:\d+:\d+:(tog|act|cnf|clr|back)")
 TURN_MARK = "👉"
@@ -344,19 +342,9 @@ def rows(db: Path | str, sql: str, params: Sequence[object] = ()) -> list[tuple[
     """Read the bot's store (``BotProcess.db``: a SQLite file or a PostgreSQL URL) over a
     connection of our own, as another process would; SQL with ``?`` marks."""
     if isinstance(db, str) and db.startswith("postgresql://"):
-        # From a synchronous helper inside the test's event loop: asyncpg gets a loop of its own.
-        with ThreadPoolExecutor(1) as thread:
-            return thread.submit(asyncio.run, _pg_rows(db, sql, params)).result()
+        return pgread.fetch(db, sql, params)
     with contextlib.closing(sqlite3.connect(db)) as conn:
         return list(conn.execute(sql, tuple(params)).fetchall())
-
-
-async def _pg_rows(url: str, sql: str, params: Sequence[object]) -> list[tuple[object, ...]]:
-    conn = await asyncpg.connect(url)
-    try:
-        return [tuple(row) for row in await conn.fetch(numbered(sql), *params)]
-    finally:
-        await conn.close()
 
 
 def table_log(db: Path | str) -> list[tuple[str, int | None, str]]:
