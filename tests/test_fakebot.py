@@ -208,6 +208,18 @@ def test_format_text() -> None:
         format_text("*open", "MarkdownV2")
     with pytest.raises(ParseError, match="Unmatched end tag"):
         format_text("<b><i>x</b></i>", "HTML")
+    # Offsets after runs of text with emoji and Cyrillic: UTF-16 in entities, UTF-8 in errors.
+    ru = format_text("Ход 😀 &amp; <b>Анна</b> 👉 <i>8♥</i>", "HTML")
+    assert ru.text == "Ход 😀 & Анна 👉 8♥"
+    assert ru.entities == (
+        {"type": "bold", "offset": 9, "length": 4},
+        {"type": "italic", "offset": 17, "length": 2},
+    )
+    before = "Ход <b>😀</b> &amp; 👉 "
+    with pytest.raises(
+        ParseError, match=f"Unexpected end tag at byte offset {len(before.encode())}"
+    ):
+        format_text(before + "</b>", "HTML")
 
 
 async def test_delete_reply_pin(fake_telegram: FakeTelegram, bot: Bot, ann: SimUser) -> None:

@@ -123,6 +123,7 @@ def _byte_offset(source: str, index: int) -> int:
 # --------------------------------------------------------------------------- HTML
 
 _HTML_ENTITY = re.compile(r"&(lt|gt|amp|quot|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});")
+_HTML_TEXT = re.compile(r"[^&<]+")
 _HTML_NAMED = {"lt": "<", "gt": ">", "amp": "&", "quot": '"'}
 _HTML_ATTR = re.compile(r"""\s*([a-zA-Z_-]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)))?""")
 _HTML_SIMPLE = {
@@ -194,6 +195,14 @@ def _parse_html(source: str) -> _Builder:
     out = _Builder()
     stack: list[_Open] = []
     index = 0
+    counted = (0, 0)  # (index, its UTF-8 offset): each tag's offset counts on from the last
+
+    def byte_offset(index: int) -> int:
+        nonlocal counted
+        last, byte = counted
+        counted = (index, byte + len(source[last:index].encode("utf-8")))
+        return counted[1]
+
     while index < len(source):
         char = source[index]
         if char == "&":
@@ -206,10 +215,12 @@ def _parse_html(source: str) -> _Builder:
                 index += 1
             continue
         if char != "<":
-            out.append(char)
-            index += 1
+            text = _HTML_TEXT.match(source, index)
+            assert text is not None  # source[index] is neither "&" nor "<"
+            out.append(text.group())  # a run at once: a message is mostly text
+            index = text.end()
             continue
-        byte = _byte_offset(source, index)
+        byte = byte_offset(index)
         end = source.find(">", index)
         if end == -1:
             raise ParseError(f"Unclosed start tag at byte offset {byte}")
