@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 from . import logs
@@ -22,8 +23,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"kozel-bot: {err}", file=sys.stderr)
         return 2
     logs.setup(config)  # secrets masked in every record from here on
-    from .telegram.app import (
-        run,  # imported late so --help and config errors need no Telegram stack
-    )
+    # The Telegram stack is imported late, so --help and config errors need none of it. Its
+    # modules are a few hundred thousand objects that live as long as the process: collecting
+    # them while importing is wasted, and frozen they are never traversed again, not even at
+    # exit (together a third of the CPU of a start and stop).
+    gc.disable()
+    try:
+        from .telegram.app import run
 
+        gc.freeze()
+    finally:
+        gc.enable()
     return run(config)
