@@ -379,7 +379,7 @@ def test_translator_formats() -> None:
 
 def _write_po(directory: Path, lang: str, body: str) -> None:
     path = i18n.catalog_path(lang, directory)
-    path.parent.mkdir(parents=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     header = (
         'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=utf-8\\n"\n'
         f'"Language: {lang}\\n"\n'
@@ -428,6 +428,29 @@ def test_loader_survives_a_broken_catalog(
     i18n.clear_cache()
     assert get_translator("uk")._("Start") == "Start"
     assert "cannot load the uk catalog" in caplog.text
+
+
+def test_a_compiled_catalog_is_kept_until_the_catalog_changes(tmp_path: Path) -> None:
+    _write_po(
+        tmp_path, "ru", 'msgid "Start"\nmsgstr "Начать"\n\n#, fuzzy\nmsgid "Saved."\nmsgstr "?"\n'
+    )
+    cache = i18n.catalog_path("ru", tmp_path).parent / "__pycache__"
+    assert i18n.load_translations("ru", tmp_path).gettext("Start") == "Начать"
+    (kept,) = cache.glob("messages.*.mo")
+    # The next start reads what was kept (shown here by changing it) and parses nothing.
+    other = Catalog(locale="ru")
+    other.add("Start", "Поехали")
+    with kept.open("wb") as f:
+        write_mo(f, other)
+    assert i18n.load_translations("ru", tmp_path).gettext("Start") == "Поехали"
+    # An edited catalog is compiled again (fuzzy entries still left out); one copy is kept.
+    _write_po(
+        tmp_path, "ru", 'msgid "Start"\nmsgstr "Старт"\n\n#, fuzzy\nmsgid "Saved."\nmsgstr "?"\n'
+    )
+    again = i18n.load_translations("ru", tmp_path)
+    assert (again.gettext("Start"), again.gettext("Saved.")) == ("Старт", "Saved.")
+    assert [p.name for p in cache.glob("messages.*")] != [kept.name]
+    assert len(list(cache.iterdir())) == 1
 
 
 def test_nothing_is_loaded_at_import() -> None:
