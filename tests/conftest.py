@@ -54,11 +54,44 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under xdist, the end-to-end tests (long: they wait on the bot process) go first and the
-    quick ones fill in after them, so that no long test starts last. The order is the same in
-    every worker, as xdist requires."""
+    """Under xdist, the long tests go first and the quick ones fill in after them, so that no
+    long test starts last. The order is the same in every worker, as xdist requires."""
     if getattr(config.option, "numprocesses", None) or os.environ.get("PYTEST_XDIST_WORKER"):
-        items.sort(key=lambda item: item.get_closest_marker("e2e") is None)
+        items[:] = long_first(items)
+
+
+# What a test takes, for the order only: an end-to-end test a few seconds, another a moment;
+# a ``waits`` test says how long it mostly waits.
+E2E_SECONDS = 5.0
+QUICK_SECONDS = 0.2
+
+
+def long_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The end-to-end tests, then the quick ones, with the ``waits`` tests (longest first)
+    spread among them in proportion to time: one worker of four waits at a time, while three
+    keep the two cores busy. In file order the waiting tests came in runs (outages, timers,
+    back-off), four workers waited at once and the cores idled for a fifth of the run."""
+    waiting = sorted((item for item in items if _waits(item)), key=lambda item: -_waits(item))
+    e2e = [item for item in items if item.get_closest_marker("e2e") and not _waits(item)]
+    quick = [item for item in items if not item.get_closest_marker("e2e") and not _waits(item)]
+    others = [(item, E2E_SECONDS) for item in e2e] + [(item, QUICK_SECONDS) for item in quick]
+    waited_in_all = sum(_waits(item) for item in waiting)
+    other_in_all = sum(seconds for _, seconds in others)
+    ordered: list[pytest.Item] = []
+    waited = other = 0.0
+    for item, seconds in others:
+        while waiting and waited * other_in_all <= other * waited_in_all:
+            waited += _waits(waiting[0])
+            ordered.append(waiting.pop(0))
+        ordered.append(item)
+        other += seconds
+    return ordered + waiting
+
+
+def _waits(item: pytest.Item) -> float:
+    """The seconds a test mostly waits (``@pytest.mark.waits(seconds)``), else 0."""
+    marker = item.get_closest_marker("waits")
+    return float(marker.args[0]) if marker is not None else 0.0
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import asyncpg
+import pytest
 from netcut import NetCut
 from storage_targets import Target
 
@@ -146,6 +147,7 @@ async def test_a_database_restart_ends_the_holders_session_and_it_takes_the_lock
         await storage.close()
 
 
+@pytest.mark.waits(10)
 async def test_a_partition_that_leaves_its_own_old_session_holding_the_lock_is_survived(
     pg_url: str,
 ) -> None:

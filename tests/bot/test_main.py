@@ -78,6 +78,7 @@ async def test_a_token_telegram_rejects_exits_with_code_2_and_one_clear_line(
     assert [call.status for call in fake_telegram.calls_to("getMe")] == [401]
 
 
+@pytest.mark.waits(5)
 def test_an_api_out_of_reach_is_said_once_and_the_bot_keeps_trying(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{closed_port()}"
     env = bot_env(tmp_path, KOZEL_BOT_TOKEN="123:abc", KOZEL_BOT_API_URL=url)
@@ -117,6 +118,7 @@ def test_an_api_url_with_a_mistyped_scheme_exits_2_in_one_line_without_the_token
     assert secret_half not in result.stdout + result.stderr
 
 
+@pytest.mark.waits(4)
 async def test_an_api_url_that_redirects_forever_is_said_once_without_the_token(
     tmp_path: Path,
 ) -> None:

@@ -37,6 +37,9 @@ from bot.storage import (
 )
 from bot.storage.postgres import LISTENER_NAME
 
+# Workers wait on each other's leases and notifications: little CPU, seconds of wall.
+pytestmark = pytest.mark.waits(2)
+
 # Seconds a claim lasts: a dead worker's work waits about this long. A live worker renews a
 # chat's claim when less than half is left, at its next look at the outbox: 0.6 s (before)
 # left a loaded machine 0.3 s, and a claim that runs out under a delivery still being booked

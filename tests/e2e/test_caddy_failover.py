@@ -44,6 +44,7 @@ from .test_workers import Worker
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.waits(15),
     pytest.mark.parametrize("bot_database", ["postgres"], indirect=True),
 ]
 

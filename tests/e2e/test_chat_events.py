@@ -55,6 +55,7 @@ async def test_only_the_creator_or_an_admin_cancels(
     await fake_telegram.wait_for(lambda: "was cancelled" in (table.lobby_text()))
 
 
+@pytest.mark.waits(20)
 async def test_a_player_who_blocks_the_bot_is_replaced_by_a_computer(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:

@@ -92,6 +92,7 @@ async def edits_to(fake: FakeTelegram, chat_id: int, since: int) -> list[int]:
     ]
 
 
+@pytest.mark.waits(5)
 async def test_a_lobby_nobody_starts_expires_and_a_restart_leaves_it_alone(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
@@ -113,6 +114,7 @@ async def test_a_lobby_nobody_starts_expires_and_a_restart_leaves_it_alone(
     await table.open(users[0], "street")
 
 
+@pytest.mark.waits(6)
 async def test_a_match_nobody_plays_is_abandoned_unrated_and_its_players_are_free(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:

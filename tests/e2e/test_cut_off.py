@@ -24,6 +24,7 @@ from .test_workers import ENV, HOOK_PATH, SECRET, Worker
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.waits(6),
     pytest.mark.parametrize("bot_database", ["postgres"], indirect=True),
 ]
 

@@ -87,6 +87,7 @@ def said_after(worker: Worker, phrase: str, since: str) -> list[str]:
     return [line for line in lines if phrase in line and line[:23] >= since]
 
 
+@pytest.mark.waits(25)
 async def test_a_database_restart_mid_match_freezes_no_table(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory, pg_cluster: PgCluster
 ) -> None:
@@ -190,6 +191,7 @@ async def test_a_database_restart_mid_match_freezes_no_table(
         assert tracebacks == [], worker.tail(60)
 
 
+@pytest.mark.waits(6)
 async def test_a_command_sent_while_the_database_is_down_is_answered_once_it_is_back(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory, pg_cluster: PgCluster
 ) -> None:

@@ -15,7 +15,7 @@ from fakebot.server import FakeTelegram
 
 from .driver import ENV_FAST, MATCH_OVER, Table
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.waits(18)]
 
 DEAL_OVER = re.compile(r"Deal (\d+) is over")
 METHODS = ("sendMessage", "editMessageText", "deleteMessage", "answerCallbackQuery")

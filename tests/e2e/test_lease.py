@@ -54,6 +54,7 @@ async def test_a_killed_bot_restarted_at_once_polls_again_without_waiting_out_a_
     await table.add_computer(host)
 
 
+@pytest.mark.waits(5)
 async def test_a_second_process_waits_silently_and_takes_over_at_once_after_a_crash(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:

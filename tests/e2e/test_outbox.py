@@ -146,6 +146,7 @@ async def test_killed_at_random_moments_every_result_still_reaches_the_group(
     )
 
 
+@pytest.mark.waits(16)
 async def test_a_429_storm_and_network_errors_delay_messages_but_lose_none(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:

@@ -19,6 +19,7 @@ from .driver import ENV_FAST, Table, rows
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.waits(15),
     pytest.mark.parametrize("bot_database", ["postgres"], indirect=True),
 ]
 

@@ -20,6 +20,7 @@ pytestmark = pytest.mark.e2e
 DEAL_OVER = re.compile(r"Deal 1 is over")
 
 
+@pytest.mark.waits(22)
 async def test_turn_timers_stop_while_telegram_cannot_be_reached(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
@@ -70,6 +71,7 @@ async def test_turn_timers_stop_while_telegram_cannot_be_reached(
     assert all(p.answered_at is not None for p in fake.press_log)
 
 
+@pytest.mark.waits(15)
 async def test_a_post_telegram_answers_late_is_posted_once(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:

@@ -82,6 +82,7 @@ async def test_a_match_with_two_absent_people_completes_on_timers_alone(
     assert back_button_hand(table, users[0]) is not None
 
 
+@pytest.mark.waits(5)
 async def test_im_back_returns_the_seat(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
@@ -104,6 +105,7 @@ async def test_im_back_returns_the_seat(
     assert back_button_hand(table, anna) is None
 
 
+@pytest.mark.waits(15)
 async def test_a_restart_during_a_pending_timeout_still_fires_it(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
@@ -129,6 +131,7 @@ async def test_a_restart_during_a_pending_timeout_still_fires_it(
     assert by == "timeout"
 
 
+@pytest.mark.waits(11)
 @pytest.mark.parametrize("how", ["kill", "stop"])
 async def test_after_downtime_longer_than_the_turn_the_player_gets_a_full_turn(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory, how: str

@@ -396,6 +396,7 @@ WAITING = "the database is in use by another running bot"
 READY = "unfinished tables resumed"
 
 
+@pytest.mark.waits(6)
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 async def test_a_polling_bot_waits_for_the_old_one_before_it_migrates(
     fake_telegram: FakeTelegram,

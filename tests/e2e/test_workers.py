@@ -406,6 +406,7 @@ async def test_a_wrong_secret_through_the_proxy_changes_nothing(
         await proxy.stop()
 
 
+@pytest.mark.waits(7)
 async def test_a_press_in_flight_to_a_killed_worker_is_answered_within_seconds(
     fake_telegram: FakeTelegram, bot_process: BotProcessFactory
 ) -> None:
