@@ -7,5 +7,5 @@ each release, and put the release it replaces in ``deploy/previous-release`` (CO
 
 from __future__ import annotations
 
-RELEASE = 32
+RELEASE = 33
 VERSION = f"v0.{RELEASE}"

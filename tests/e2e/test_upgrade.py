@@ -69,10 +69,10 @@ ENV = {
 TABLES = [("ziege", 3)] * 3 + [("street", 3)] * 2 + [("moscow", 1)]
 PHASE = 5.0  # seconds of play before the first replacement, between them, and after the last
 PACE = 0.3  # seconds a person looks at a new hand before pressing
-# Seconds a person waits for their hand to show a tap before they look again. v0.31 writes a
+# Seconds a person waits for their hand to show a tap before they look again. v0.31 wrote a
 # tap's choice without moving the table's version on: a new worker's save from a moment
-# before writes the seat back without it (the answer said "Selected", the hand shows
-# nothing). This release moves the version on; beside v0.31 the person taps again.
+# before wrote the seat back without it (the answer said "Selected", the hand showed
+# nothing). v0.32 on move the version on; beside v0.31 the person taps again.
 ECHO_WAIT = 4.0
 OLD_STOP_WITHIN = 10.0  # seconds an old worker has to stop after SIGTERM (Docker's grace)
 STOP_WITHIN = 30.0  # seconds this release's worker has to stop (a loaded machine is slow)
