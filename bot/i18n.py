@@ -15,8 +15,8 @@ Catalogs are the ``.po`` files in ``locales/<lang>/LC_MESSAGES/messages.po`` (ov
 directory with the ``KOZEL_LOCALES`` environment variable). They are read with Babel and
 compiled the first time a language is asked for (and the result cached beside them), so a
 fresh checkout needs no build step; fuzzy and incomplete entries are left out and fall back
-to English. English is
-the source language and has no catalog: the msgids are the English text.
+to English. English is the source language and has no catalog: the msgids are the English
+text.
 
 The maintainers' tools (extract, update, check) are ``bot.catalogs``.
 """
