@@ -50,6 +50,9 @@ async def _fetch(url: str, sql: str, params: tuple[object, ...]) -> list[tuple[o
             asyncpg.exceptions.OperatorInterventionError,
         ):
             kept.terminate()  # broken: read again over a fresh connection
+        except BaseException:
+            _keep(url, kept)  # a wrong statement, say: the connection is still good
+            raise
         else:
             _keep(url, kept)
             return [tuple(row) for row in found]
