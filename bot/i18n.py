@@ -137,6 +137,10 @@ class Translator:
             return source.format(**fields)
 
 
+class CatalogError(ValueError):
+    """A ``.po`` file that cannot be parsed."""
+
+
 def _compile(catalog: Catalog) -> bytes:
     """Compile a Babel catalog to ``.mo`` bytes, leaving out fuzzy and incomplete entries."""
     from babel.messages.mofile import write_mo
@@ -174,7 +178,12 @@ def _compiled(path: Path, lang: str) -> bytes:
         return cache.read_bytes()
     except OSError:
         pass
-    compiled = _compile(read_catalog(io.BytesIO(source), lang))
+    from babel.messages.pofile import PoFileError  # Babel only when a catalog is parsed
+
+    try:
+        compiled = _compile(read_catalog(io.BytesIO(source), lang))
+    except PoFileError as exc:
+        raise CatalogError(str(exc)) from exc
     try:
         cache.parent.mkdir(exist_ok=True)
         for stale in cache.parent.glob(f"{path.stem}.*.mo"):
@@ -190,8 +199,6 @@ def _compiled(path: Path, lang: str) -> bytes:
 def load_translations(lang: str, directory: Path | None = None) -> gettext.NullTranslations:
     """Read and compile ``lang``'s catalog; English (or a missing or broken catalog, which is
     logged) gives the identity translations."""
-    from babel.messages.pofile import PoFileError
-
     path = catalog_path(lang, directory)
     compiled = path.with_suffix(".mo")  # what a wheel carries (compiled by setup.py)
     if not path.is_file() and not compiled.is_file():
@@ -203,7 +210,7 @@ def load_translations(lang: str, directory: Path | None = None) -> gettext.NullT
             with compiled.open("rb") as f:
                 return gettext.GNUTranslations(f)
         return gettext.GNUTranslations(io.BytesIO(_compiled(path, lang)))
-    except (OSError, UnicodeDecodeError, PoFileError):
+    except (OSError, UnicodeDecodeError, CatalogError):
         log.exception("cannot load the %s catalog %s; using English", lang, path)
         return gettext.NullTranslations()
 
