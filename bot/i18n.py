@@ -187,7 +187,8 @@ def _compiled(path: Path, lang: str) -> bytes:
     try:
         cache.parent.mkdir(exist_ok=True)
         for stale in cache.parent.glob(f"{path.stem}.*.mo"):
-            stale.unlink(missing_ok=True)
+            if stale != cache:  # another process may be reading the current one
+                stale.unlink(missing_ok=True)
         partial = cache.with_suffix(f".{os.getpid()}.tmp")
         partial.write_bytes(compiled)
         partial.replace(cache)  # whole or not at all, for the processes starting beside us
