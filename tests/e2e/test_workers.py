@@ -55,7 +55,6 @@ TABLES = [("ziege", 3)] * 6 + [("moscow", 1)] * 2 + [("street", 3)] * 2
 REPEAT_WINDOW = 1.0  # seconds before a SIGKILL in which a sent post may not be marked sent yet
 MID_WAY = 12  # moves every table has made when the worker is killed (a match to 6: ~50-150)
 ONE_DEAL = {"street", "moscow"}  # 6 for a side with no trick: a match to 6 in one deal
-TABLE_IDS = "SELECT chat_id, id FROM game_tables"
 PRESS_WAIT = 10.0  # seconds a player waits for a press's answer before looking again
 
 
@@ -238,12 +237,13 @@ async def test_two_workers_share_ten_tables_and_one_is_killed_mid_match(
         # Mid-way: every table has moved a few times, or its match is over (see ONE_DEAL).
         # Then SIGKILL one.
         def mid_way() -> bool:
-            sql = "SELECT table_id, count(*) FROM table_log WHERE kind = 'action' GROUP BY table_id"
-            plies = {int(str(table_id)): int(str(n)) for table_id, n in rows(db, sql)}
-            ids = {int(str(chat)): int(str(i)) for chat, i in rows(db, TABLE_IDS)}
+            sql = (
+                "SELECT t.chat_id, count(l.id) FROM game_tables t LEFT JOIN table_log l "
+                "ON l.table_id = t.id AND l.kind = 'action' GROUP BY t.chat_id"
+            )
+            plies = {int(str(chat)): int(str(n)) for chat, n in rows(db, sql)}
             return all(
-                table.match_over() or plies.get(ids.get(table.group.id, 0), 0) >= MID_WAY
-                for table, _ in tables
+                table.match_over() or plies.get(table.group.id, 0) >= MID_WAY for table, _ in tables
             )
 
         await wait_until("every table to be mid-way", mid_way, timeout=60)
@@ -271,7 +271,7 @@ async def test_two_workers_share_ten_tables_and_one_is_killed_mid_match(
     # Both workers took updates while both ran.
     assert all(n > 0 for n in before_kill.values()), f"updates per worker: {before_kill}"
 
-    ids = dict(rows(db, TABLE_IDS))
+    ids = dict(rows(db, "SELECT chat_id, id FROM game_tables"))
     assert len(ids) == len(TABLES)
     problems: list[str] = []
     repeated: list[str] = []  # posts repeated in the SIGKILL's send-then-mark window
